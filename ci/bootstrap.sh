@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Installs everything kgemm needs on a fresh Debian 12 machine, idempotently:
+#   1. Debian packages (compilers, yaml-cpp, Google Benchmark/Test, OpenBLAS, matplotlib);
+#   2. Kokkos + Kokkos Kernels, unless you already have one (Kokkos_ROOT set): the 3.4.01
+#      releases carried by Debian's `trilinos` 13.2 source package, built into .cache/.
+# Usage: ci/bootstrap.sh [--cuda]
+#   --cuda  also Debian's CUDA 11.8 toolkit + g++-11, and a Kokkos 3.4.01 built for CUDA
+#           (Ampere, sm_80): enough to compile and link kgemm's CUDA space.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${KGEMM_CACHE:-$repo/.cache}
+jobs=${KGEMM_JOBS:-$(nproc)}
+want_cuda=0
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) want_cuda=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+step="start"
+say()  { echo "[bootstrap] $*"; }
+# logged LOG CMD...: runs CMD with its output in LOG; on failure shows the log's last lines.
+logged() {
+  local log=$1; shift
+  mkdir -p "$(dirname "$log")"
+  "$@" >> "$log" 2>&1 || { echo "[bootstrap] command failed: $* -- last lines of $log:" >&2; tail -n 40 "$log" >&2; exit 1; }
+}
+trap 'rc=$?; [ $rc -eq 0 ] || echo "[bootstrap] FAILED during: $step (exit $rc). Log lines above say why; rerun after fixing, finished steps are reused." >&2' EXIT
+
+# --- 1. Debian packages -------------------------------------------------------------------
+packages=(cmake make g++ pkg-config libyaml-cpp-dev libbenchmark-dev libgtest-dev
+          libopenblas-dev python3-matplotlib)
+[ $want_cuda -eq 1 ] && packages+=(g++-11 nvidia-cuda-toolkit)
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# Kokkos' sources come from `apt-get source trilinos` (needs a deb-src line), the CUDA toolkit
+# from Debian's non-free component. Add both for bookworm unless apt already has them.
+ensure_apt_sources() {
+  local list=/etc/apt/sources.list.d/kgemm-bookworm.sources
+  [ -f "$list" ] && return 0
+  say "adding $list (deb-src main, deb contrib non-free for bookworm)"
+  cat > "$list" <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: contrib non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  apt_updated=0
+}
+
+apt_updated=0
+apt_update_once() { [ $apt_updated -eq 1 ] || { say "apt-get update"; logged "$cache/logs/apt.log" apt-get update -q; apt_updated=1; }; }
+
+step="Debian packages"
+missing=()
+for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "[bootstrap] missing packages: ${missing[*]}; run as root, or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  ensure_apt_sources
+  apt_update_once
+  say "apt-get install ${missing[*]}"
+  logged "$cache/logs/apt.log" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  say "Debian packages present"
+fi
+
+# --- 2. Kokkos + Kokkos Kernels -----------------------------------------------------------
+if [ -n "${Kokkos_ROOT:-}" ]; then
+  say "Kokkos_ROOT=$Kokkos_ROOT is set: using your Kokkos, nothing to build"
+  exit 0
+fi
+
+kokkos_version=3.4.01
+src_dir=$cache/src
+top=Trilinos-trilinos-release-13-2-0
+
+fetch_trilinos_sources() {
+  step="Kokkos sources from Debian's trilinos 13.2 source package"
+  [ -f "$src_dir/kokkos/CMakeLists.txt" ] && [ -f "$src_dir/kokkos-kernels/CMakeLists.txt" ] && return 0
+  mkdir -p "$src_dir"
+  if ! ls "$src_dir"/trilinos_13.2.0.orig.tar.* >/dev/null 2>&1; then
+    [ "$(id -u)" -eq 0 ] && { ensure_apt_sources; apt_update_once; }
+    say "apt-get source --download-only trilinos=13.2.0-4 (about 170 MB)"
+    (cd "$src_dir" && logged "$cache/logs/apt.log" apt-get source -q --download-only trilinos=13.2.0-4)
+  fi
+  say "unpacking packages/kokkos and packages/kokkos-kernels"
+  tar -xzf "$src_dir"/trilinos_13.2.0.orig.tar.gz -C "$src_dir" \
+      "$top/packages/kokkos" "$top/packages/kokkos-kernels"
+  rm -rf "$src_dir/kokkos" "$src_dir/kokkos-kernels"
+  mv "$src_dir/$top/packages/kokkos" "$src_dir/kokkos"
+  mv "$src_dir/$top/packages/kokkos-kernels" "$src_dir/kokkos-kernels"
+  rm -rf "${src_dir:?}/$top"
+}
+
+# build_kokkos NAME CXX [cmake args...]: Kokkos then Kokkos Kernels (ETI off) into $cache/NAME
+build_kokkos() {
+  local name=$1 cxx=$2; shift 2
+  local prefix=$cache/$name
+  if [ -f "$prefix/.complete" ]; then say "reusing $prefix"; return 0; fi
+  fetch_trilinos_sources
+  step="configure/build/install Kokkos $kokkos_version ($name)"
+  say "$step"
+  rm -rf "$cache/build/$name"
+  local log=$cache/logs/$name.log
+  logged "$log" cmake -S "$src_dir/kokkos" -B "$cache/build/$name/kokkos" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_STANDARD=17 -DCMAKE_INSTALL_PREFIX="$prefix" \
+      -DKokkos_ENABLE_SERIAL=ON "$@"
+  logged "$log" cmake --build "$cache/build/$name/kokkos" -j "$jobs" --target install
+  step="configure/install Kokkos Kernels $kokkos_version ($name)"
+  say "$step"
+  logged "$log" cmake -S "$src_dir/kokkos-kernels" -B "$cache/build/$name/kokkos-kernels" \
+      -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_INSTALL_PREFIX="$prefix" \
+      -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF \
+      -DKokkosKernels_NO_DEFAULT_CUDA_TPLS=ON -DKokkosKernels_ENABLE_TPL_BLAS=OFF
+  logged "$log" cmake --build "$cache/build/$name/kokkos-kernels" -j "$jobs" --target install
+  touch "$prefix/.complete"
+  rm -rf "$cache/build/$name"
+  say "installed $prefix"
+}
+
+build_kokkos kokkos-$kokkos_version-openmp g++ -DKokkos_ENABLE_OPENMP=ON
+
+if [ $want_cuda -eq 1 ]; then
+  # CUDA 13 in /usr/local/cuda cannot build Kokkos 3.4: put Debian's CUDA 11.8 (/usr/bin/nvcc)
+  # first, with g++-11 as the host compiler nvcc_wrapper hands to it.
+  export PATH=/usr/bin:$PATH NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+  fetch_trilinos_sources
+  build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
+      -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
+      -DKokkos_ENABLE_OPENMP=OFF -DCUDAToolkit_ROOT=/usr
+fi
+step="done"
+say "ready: cmake presets find Kokkos in $cache"

@@ -1,0 +1,32 @@
+#pragma once
+// The tunable parameters of the tiled GEMM kernel, printable as one canonical string
+// ("mb64_nb64_kb32_tm4_tn4_team16") that parses back: log lines, YAML and benchmark labels use it.
+#include <string>
+
+namespace kgemm {
+
+struct Config {
+  int mb = 64;    // rows of C per team (block tile)
+  int nb = 64;    // columns of C per team
+  int kb = 32;    // depth of the K slab staged in team scratch
+  int tm = 4;     // rows of the per-thread register micro-tile (compile-time: see variants.hpp)
+  int tn = 4;     // columns of the per-thread register micro-tile (compile-time)
+  int team = 16;  // threads per team
+
+  // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
+  // for the whole K loop; more stages partial sums in scratch between slabs).
+  int micro_tiles() const { return (mb / tm) * (nb / tn); }
+  int tiles_per_thread() const { return (micro_tiles() + team - 1) / team; }
+
+  friend bool operator==(const Config& a, const Config& b) {
+    return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
+           a.team == b.team;
+  }
+  friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
+};
+
+std::string to_string(const Config& config);
+// Throws std::invalid_argument naming the offending text when `text` is not a config string.
+Config parse_config(const std::string& text);
+
+}  // namespace kgemm

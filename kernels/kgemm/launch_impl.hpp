@@ -1,0 +1,106 @@
+#pragma once
+// Body of launch_gemm / validate_gemm; included only by the per-space instantiation files.
+#include <Kokkos_Core.hpp>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kgemm/launch.hpp"
+#include "kgemm/tiled_gemm.hpp"
+#include "kgemm/variants.hpp"
+
+namespace kgemm {
+namespace detail {
+
+[[noreturn]] inline void reject(const std::string& what) { throw std::invalid_argument("kgemm: " + what); }
+
+inline std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
+
+template <class Scalar>
+void check_extents(const GemmArgs<Scalar>& args) {
+  const auto &A = args.A, &B = args.B, &C = args.C;
+  if (A.rows != C.rows || B.cols != C.cols || A.cols != B.rows)
+    reject("shape mismatch: op(A) is " + dims(A.rows, A.cols) + ", op(B) is " + dims(B.rows, B.cols) +
+           ", C is " + dims(C.rows, C.cols) + "; need op(A) MxK, op(B) KxN, C MxN");
+  if (args.batch < 1) reject("batch count " + std::to_string(args.batch) + " must be at least 1");
+  if (C.batch_stride == 0 && args.batch > 1)
+    reject("C has batch stride 0 with batch " + std::to_string(args.batch) +
+           ": every product would write the same C; only A and B may be shared");
+}
+
+inline void check_config_shape(const Config& c) {
+  const std::string name = to_string(c);
+  if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1)
+    reject("config " + name + ": mb, nb, kb and team must be positive");
+  if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
+    reject("config " + name + ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
+           dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
+}
+
+template <class ExecSpace, class Scalar, class Acc, int TM, int TN>
+Kokkos::TeamPolicy<ExecSpace> make_policy(const ExecSpace& space,
+                                          const TiledGemm<ExecSpace, Scalar, Acc, TM, TN>& functor,
+                                          const Config& c) {
+  const std::string name = to_string(c);
+  const std::size_t scratch = functor.scratch_bytes();
+  constexpr int level = SpaceTraits<ExecSpace>::scratch_level;
+  const std::size_t scratch_max = max_team_scratch_bytes<ExecSpace>(level);
+  if (scratch > scratch_max)
+    reject("config " + name + " needs " + std::to_string(scratch) + " bytes of level-" + std::to_string(level) + " team scratch, " +
+           ExecSpace::name() + " allows " + std::to_string(scratch_max) + "; shrink mb, nb or kb");
+  Kokkos::TeamPolicy<ExecSpace> policy(space, functor.league_size(), Kokkos::AUTO);
+  policy.set_scratch_size(level, Kokkos::PerTeam(scratch));
+  const int team_max = policy.team_size_max(functor, Kokkos::ParallelForTag());
+  if (c.team > team_max)
+    reject("config " + name + ": team size " + std::to_string(c.team) + " exceeds " +
+           ExecSpace::name() + "'s maximum of " + std::to_string(team_max) +
+           " for this kernel; lower team");
+  return Kokkos::TeamPolicy<ExecSpace>(space, functor.league_size(), c.team)
+      .set_scratch_size(level, Kokkos::PerTeam(scratch));
+}
+
+template <class Scalar>
+void check_accum(Accum accum) {
+  if (accum == Accum::F16 && dtype_of<Scalar>() == DType::F32)
+    reject("fp16 accumulation was asked for fp32 data; it applies to fp16 data only");
+}
+
+// Runs f(functor, policy) for the variant the config names, after every check.
+template <class ExecSpace, class Scalar, class F>
+void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& c,
+                         Accum accum, F&& f) {
+  check_extents(args);
+  check_config_shape(c);
+  check_accum<Scalar>(accum);
+  with_micro_tile(c.tm, c.tn, [&](auto tile) {
+    constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
+    auto run = [&](auto acc_tag) {
+      using Acc = decltype(acc_tag);
+      TiledGemm<ExecSpace, Scalar, Acc, TM, TN> functor(args, c);
+      f(functor, make_policy(space, functor, c));
+    };
+    // fp16 accumulation exists only for fp16 data; fp32 data never instantiates it.
+    if constexpr (std::is_same<Scalar, half>::value) {
+      if (accum == Accum::F16) return run(half{});
+    }
+    run(float{});
+  });
+}
+
+}  // namespace detail
+
+template <class ExecSpace, class Scalar>
+void validate_gemm(const GemmArgs<Scalar>& args, const Config& config, Accum accum) {
+  detail::with_checked_kernel(ExecSpace(), args, config, accum, [](const auto&, const auto&) {});
+}
+
+template <class ExecSpace, class Scalar>
+void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& config,
+                 Accum accum) {
+  detail::with_checked_kernel(space, args, config, accum, [&](const auto& functor, const auto& policy) {
+    if (args.M() == 0 || args.N() == 0) return;
+    Kokkos::parallel_for("kgemm::tiled_gemm", policy, functor);
+  });
+}
+
+}  // namespace kgemm

@@ -1,0 +1,49 @@
+#pragma once
+// What a GEMM call asks for, independent of where its data lives: the key under which the
+// tuner stores a winner and the dispatcher looks it up. Prints as one canonical string,
+// e.g. "gemm_f32_nn_m12544_n64_k147_b1", and parses back.
+#include <string>
+
+#include "kgemm/dtype.hpp"
+#include "kgemm/matrix_ref.hpp"
+
+namespace kgemm {
+
+enum class Kernel { Gemm, Batched };
+
+struct Problem {
+  Kernel kernel = Kernel::Gemm;
+  DType dtype = DType::F32;
+  // 'n' when op(A)'s K (op(B)'s N) dimension is contiguous in memory, 't' otherwise: the
+  // access pattern, which is what matters for speed, whatever mix of layout and transpose.
+  char a_order = 'n', b_order = 'n';
+  int m = 0, n = 0, k = 0;
+  int batch = 1;
+
+  double flops() const { return 2.0 * m * n * double(k) * batch; }
+
+  friend bool operator==(const Problem& x, const Problem& y) {
+    return x.kernel == y.kernel && x.dtype == y.dtype && x.a_order == y.a_order &&
+           x.b_order == y.b_order && x.m == y.m && x.n == y.n && x.k == y.k && x.batch == y.batch;
+  }
+};
+
+std::string to_string(const Problem& problem);
+// Throws std::invalid_argument naming the text when it is not a problem key.
+Problem parse_problem(const std::string& text);
+
+template <class Scalar>
+Problem problem_of(const GemmArgs<Scalar>& args, Kernel kernel) {
+  Problem p;
+  p.kernel = kernel;
+  p.dtype = dtype_of<std::remove_const_t<Scalar>>();
+  p.a_order = args.A.col_stride == 1 ? 'n' : 't';
+  p.b_order = args.B.col_stride == 1 ? 'n' : 't';
+  p.m = args.M();
+  p.n = args.N();
+  p.k = args.K();
+  p.batch = args.batch;
+  return p;
+}
+
+}  // namespace kgemm

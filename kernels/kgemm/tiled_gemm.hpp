@@ -1,0 +1,174 @@
+#pragma once
+// The one GEMM pattern: a Kokkos team per MB x NB block of C, K walked in KB-deep slabs staged
+// in team scratch, each thread accumulating TM x TN register micro-tiles. Compiled unchanged
+// for every execution space; SpaceTraits decides how micro-tiles are laid over the block.
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+
+#include "kgemm/config.hpp"
+#include "kgemm/matrix_ref.hpp"
+#include "kgemm/spaces/space_traits.hpp"
+
+namespace kgemm {
+
+// Launch geometry derived from a Config and the problem's extents.
+struct TileGrid {
+  int mb, nb, kb, team;
+  int tiles_m, tiles_n, tiles_per_thread;
+  int blocks_m, blocks_n;
+  int ld_a, ld_b;  // scratch row lengths (padded on GPUs)
+
+  TileGrid(const Config& c, int M, int N, int pad)
+      : mb(c.mb), nb(c.nb), kb(c.kb), team(c.team),
+        tiles_m(c.mb / c.tm), tiles_n(c.nb / c.tn), tiles_per_thread(c.tiles_per_thread()),
+        blocks_m((M + c.mb - 1) / c.mb), blocks_n((N + c.nb - 1) / c.nb),
+        ld_a(c.mb + pad), ld_b(c.nb + pad) {}
+};
+
+template <class ExecSpace, class Scalar, class Acc, int TM, int TN>
+struct TiledGemm {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Traits = SpaceTraits<ExecSpace>;
+  static constexpr int RM = Traits::micro_run(TM);
+  static constexpr int RN = Traits::micro_run(TN);
+  static constexpr int kAlign = 16;
+
+  GemmArgs<Scalar> args;
+  TileGrid grid;
+
+  TiledGemm(const GemmArgs<Scalar>& a, const Config& c)
+      : args(a), grid(c, a.M(), a.N(), Traits::scratch_pad) {}
+
+  // Scratch per team: the A slab (KB x MB, k-major), the B slab (KB x NB) and, when threads
+  // walk several micro-tiles, the block's partial sums between slabs.
+  static std::size_t region_bytes(std::size_t elements) { return elements * sizeof(Acc) + kAlign; }
+  std::size_t scratch_bytes() const {
+    std::size_t bytes = region_bytes(std::size_t(grid.kb) * grid.ld_a) +
+                        region_bytes(std::size_t(grid.kb) * grid.ld_b);
+    if (grid.tiles_per_thread > 1) bytes += region_bytes(std::size_t(grid.mb) * grid.nb);
+    return bytes;
+  }
+  int league_size() const { return grid.blocks_m * grid.blocks_n * args.batch; }
+
+  // Row (column) of the block that element ii (jj) of micro-tile row tile_m (column tile_n) maps to.
+  KOKKOS_INLINE_FUNCTION int row_of(int tile_m, int ii) const {
+    return ((ii / RM) * grid.tiles_m + tile_m) * RM + ii % RM;
+  }
+  KOKKOS_INLINE_FUNCTION int col_of(int tile_n, int jj) const {
+    return ((jj / RN) * grid.tiles_n + tile_n) * RN + jj % RN;
+  }
+
+  // Copies op(A)[m0:m0+MB, k0:k0+kc] into a_slab[k][i], zero-filling rows past M. The flat
+  // index walks A's unit-stride dimension fastest so neighbouring threads read neighbouring
+  // addresses (coalesced on GPUs).
+  KOKKOS_INLINE_FUNCTION void stage_a(const Member& team, Acc* a_slab, int b, int m0, int k0,
+                                      int kc) const {
+    const auto& A = args.A;
+    const bool k_fastest = A.col_stride == 1;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kc * grid.mb), [&](int idx) {
+      const int i = k_fastest ? idx / kc : idx % grid.mb;
+      const int k = k_fastest ? idx % kc : idx / grid.mb;
+      a_slab[k * grid.ld_a + i] = m0 + i < A.rows ? Acc(A(b, m0 + i, k0 + k)) : Acc(0);
+    });
+  }
+  KOKKOS_INLINE_FUNCTION void stage_b(const Member& team, Acc* b_slab, int b, int n0, int k0,
+                                      int kc) const {
+    const auto& B = args.B;
+    const bool n_fastest = B.col_stride == 1;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kc * grid.nb), [&](int idx) {
+      const int j = n_fastest ? idx % grid.nb : idx / kc;
+      const int k = n_fastest ? idx / grid.nb : idx % kc;
+      b_slab[k * grid.ld_b + j] = n0 + j < B.cols ? Acc(B(b, k0 + k, n0 + j)) : Acc(0);
+    });
+  }
+
+  // acc += a_slab[0:kc, rows] (x) b_slab[0:kc, cols] for one micro-tile.
+  KOKKOS_INLINE_FUNCTION void multiply(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab,
+                                       int tile_m, int tile_n, int kc) const {
+    for (int k = 0; k < kc; ++k) {
+      const Acc* a_k = a_slab + k * grid.ld_a;
+      const Acc* b_k = b_slab + k * grid.ld_b;
+      Acc a[TM], bv[TN];
+      for (int ii = 0; ii < TM; ++ii) a[ii] = a_k[row_of(tile_m, ii)];
+      for (int jj = 0; jj < TN; ++jj) bv[jj] = b_k[col_of(tile_n, jj)];
+      for (int ii = 0; ii < TM; ++ii)
+        for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii] * bv[jj];
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int blocks = grid.blocks_m * grid.blocks_n;
+    const int b = team.league_rank() / blocks;
+    const int block = team.league_rank() % blocks;
+    // Consecutive teams walk down M, so they share one B panel while it is hot in cache.
+    const int m0 = (block % grid.blocks_m) * grid.mb;
+    const int n0 = (block / grid.blocks_m) * grid.nb;
+    const int K = args.K();
+
+    auto& scratch = team.team_scratch(Traits::scratch_level);
+    Acc* a_slab = static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.kb) * grid.ld_a * sizeof(Acc), kAlign));
+    Acc* b_slab = static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.kb) * grid.ld_b * sizeof(Acc), kAlign));
+    const bool in_registers = grid.tiles_per_thread == 1;
+    Acc* partial = in_registers ? nullptr
+                                : static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.mb) * grid.nb * sizeof(Acc), kAlign));
+
+    const int tiles = grid.tiles_m * grid.tiles_n;
+    Acc acc[TM][TN];
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) acc[ii][jj] = Acc(0);
+
+    for (int k0 = 0; k0 < K; k0 += grid.kb) {
+      const int kc = K - k0 < grid.kb ? K - k0 : grid.kb;
+      stage_a(team, a_slab, b, m0, k0, kc);
+      stage_b(team, b_slab, b, n0, k0, kc);
+      team.team_barrier();
+      for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
+        const int tile_m = t / grid.tiles_n, tile_n = t % grid.tiles_n;
+        if (!in_registers) load_partial(acc, partial, tile_m, tile_n, k0 == 0);
+        multiply(acc, a_slab, b_slab, tile_m, tile_n, kc);
+        if (!in_registers) store_partial(acc, partial, tile_m, tile_n);
+      }
+      team.team_barrier();
+    }
+
+    for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
+      const int tile_m = t / grid.tiles_n, tile_n = t % grid.tiles_n;
+      if (!in_registers) load_partial(acc, partial, tile_m, tile_n, K == 0);
+      write_c(acc, b, m0, n0, tile_m, tile_n);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void load_partial(Acc (&acc)[TM][TN], const Acc* partial, int tile_m,
+                                           int tile_n, bool first) const {
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj)
+        acc[ii][jj] = first ? Acc(0) : partial[row_of(tile_m, ii) * grid.nb + col_of(tile_n, jj)];
+  }
+  KOKKOS_INLINE_FUNCTION void store_partial(const Acc (&acc)[TM][TN], Acc* partial, int tile_m,
+                                            int tile_n) const {
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj)
+        partial[row_of(tile_m, ii) * grid.nb + col_of(tile_n, jj)] = acc[ii][jj];
+  }
+
+  // C = alpha * acc + beta * C on the part of the micro-tile inside C. C is not read when
+  // beta == 0 (BLAS convention), so NaNs in an uninitialised C never leak into the result.
+  KOKKOS_INLINE_FUNCTION void write_c(const Acc (&acc)[TM][TN], int b, int m0, int n0, int tile_m,
+                                      int tile_n) const {
+    const auto& C = args.C;
+    for (int ii = 0; ii < TM; ++ii) {
+      const int i = m0 + row_of(tile_m, ii);
+      if (i >= C.rows) continue;
+      for (int jj = 0; jj < TN; ++jj) {
+        const int j = n0 + col_of(tile_n, jj);
+        if (j >= C.cols) continue;
+        float value = args.alpha * float(acc[ii][jj]);
+        if (args.beta != 0.0f) value += args.beta * float(C(b, i, j));
+        C(b, i, j) = Scalar(value);
+      }
+    }
+  }
+};
+
+}  // namespace kgemm

@@ -1,0 +1,32 @@
+#pragma once
+// Everything that differs between the Kokkos releases kgemm supports (3.4.01 .. 4.x) lives here.
+#include <Kokkos_Core.hpp>
+#include <string>
+
+namespace kgemm {
+
+// fp16 storage type. On CUDA builds Kokkos' half_t is the real __half. On host-only builds
+// both Kokkos 3.4 and 4.x define half_t as plain float (KOKKOS_HALF_T_IS_FLOAT), which would
+// make "fp16" silently fp32; there we use the compiler's IEEE binary16 type instead.
+#if defined(KOKKOS_HALF_T_IS_FLOAT) && KOKKOS_HALF_T_IS_FLOAT
+#if !defined(__FLT16_MAX__)
+#error "kgemm: this compiler has no _Float16 and Kokkos' half_t is float here; use g++ >= 12 or clang >= 15"
+#endif
+using half = _Float16;
+#else
+using half = Kokkos::Experimental::half_t;
+#endif
+
+// Kokkos' version as "major.minor.patch"; KOKKOS_VERSION is e.g. 30401 (3.4) or 40601 (4.6).
+inline std::string kokkos_version_string() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+         "." + std::to_string(KOKKOS_VERSION % 100);
+}
+
+// Largest team scratch the space grants per team at `level`.
+template <class ExecSpace>
+int max_team_scratch_bytes(int level) {
+  return static_cast<int>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level));
+}
+
+}  // namespace kgemm

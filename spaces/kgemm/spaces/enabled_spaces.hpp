@@ -1,0 +1,48 @@
+#pragma once
+// The execution spaces this build of Kokkos enables, by type and by the names users type.
+#include <Kokkos_Core.hpp>
+#include <cctype>
+#include <stdexcept>
+#include <string>
+
+namespace kgemm {
+
+template <class F>
+void for_each_enabled_space(F&& f) {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  f(Kokkos::Serial());
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  f(Kokkos::OpenMP());
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  f(Kokkos::Cuda());
+#endif
+}
+
+// "serial", "openmp", "cuda" (any case) -> the space, passed to f. Throws naming the spaces
+// this build has when the name is unknown or its backend was not compiled into Kokkos.
+template <class F>
+void with_space(const std::string& name, F&& f) {
+  std::string lower, enabled;
+  for (char ch : name) lower += char(std::tolower(static_cast<unsigned char>(ch)));
+  bool found = false;
+  for_each_enabled_space([&](auto space) {
+    std::string space_name;
+    for (const char* p = decltype(space)::name(); *p; ++p) space_name += char(std::tolower(*p));
+    enabled += (enabled.empty() ? "" : ", ") + space_name;
+    if (space_name == lower) {
+      found = true;
+      f(space);
+    }
+  });
+  if (found) return;
+  const bool known = lower == "serial" || lower == "openmp" || lower == "cuda";
+  throw std::invalid_argument(
+      known ? "kgemm: space '" + name + "' is not enabled in this build's Kokkos (enabled: " + enabled +
+                  "); rebuild against a Kokkos with that backend (see the README's presets)"
+            : "kgemm: unknown space '" + name + "' (expected serial, openmp or cuda; this build has: " +
+                  enabled + ")");
+}
+
+}  // namespace kgemm

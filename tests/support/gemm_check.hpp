@@ -1,0 +1,100 @@
+#pragma once
+// Runs one GEMM through kgemm's public API on fresh random inputs and measures it against
+// the fp64 reference: the building block of every kernel test.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "kgemm.hpp"
+#include "kgemm/fill.hpp"
+#include "support/reference.hpp"
+
+namespace kgemm::test {
+
+struct GemmCheck {
+  int m = 1, n = 1, k = 1;
+  int batch = 1;
+  bool batched = false;   // batched_gemm with rank-3 views (else gemm with rank-2 views)
+  bool shared_b = false;  // batched only: one B (rank 2, batch stride 0) for every product
+  Op op_a = Op::N, op_b = Op::N;
+  float alpha = 1.0f, beta = 0.0f;
+  std::optional<Config> config;  // unset: the dispatcher chooses
+
+  std::string describe() const {
+    return std::string(batched ? "batched" : "gemm") + " m" + std::to_string(m) + " n" + std::to_string(n) + " k" +
+           std::to_string(k) + " b" + std::to_string(batch) + (shared_b ? " sharedB" : "") +
+           (op_a == Op::T ? " At" : "") + (op_b == Op::T ? " Bt" : "") + " alpha" + std::to_string(alpha) +
+           " beta" + std::to_string(beta) + " config " + (config ? to_string(*config) : "dispatched");
+  }
+};
+
+// Stated tolerances on the relative Frobenius error and on max|C - ref| / max|ref|.
+// fp32: accumulation rounding, far under 1e-5. fp16 data with fp32 accumulation: the inputs
+// are exact, so only the final rounding to fp16 (2^-11) remains. fp16 accumulation: every
+// partial sum rounds to fp16, an error that grows like sqrt(K).
+struct Tolerance {
+  double frobenius, max_rel;
+};
+template <class Scalar, Accum A>
+Tolerance tolerance_for(int k) {
+  if (dtype_of<Scalar>() == DType::F32) return {1e-5, 1e-4};
+  if (A == Accum::F32) return {1e-3, 2e-3};
+  const double u16 = std::ldexp(1.0, -11), frob = u16 * (2.0 + std::sqrt(double(k)));
+  return {frob, 4 * frob};
+}
+
+inline std::uint64_t fresh_seed() {
+  static std::random_device device;
+  return (std::uint64_t(device()) << 32) | device();
+}
+
+template <class Case, class Layout = Kokkos::LayoutRight>
+Errors run_check(const GemmCheck& g) {
+  using Space = typename Case::ExecSpace;
+  using T = typename Case::Value;
+  using View3 = Kokkos::View<T***, Layout, typename Space::memory_space>;
+  const auto all = Kokkos::ALL;
+  const int batch_ab = g.batched ? g.batch : 1;
+  View3 A("A", batch_ab, g.op_a == Op::N ? g.m : g.k, g.op_a == Op::N ? g.k : g.m);
+  View3 B("B", g.shared_b ? 1 : batch_ab, g.op_b == Op::N ? g.k : g.n, g.op_b == Op::N ? g.n : g.k);
+  View3 C("C", batch_ab, g.m, g.n);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(g.describe() + " seed " + std::to_string(seed));
+  fill_uniform(A, seed);
+  fill_uniform(B, seed + 1);
+  if (g.beta == 0.0f)
+    fill_value(C, std::nanf(""));  // poison: any element the kernel skips stays NaN
+  else
+    fill_uniform(C, seed + 2);
+
+  auto hA = host_copy(A), hB = host_copy(B), hC0 = host_copy(C);
+  auto refB = as_matrix(hB, g.op_b);
+  if (g.shared_b) refB.batch_stride = 0;
+  const auto ref = reference_gemm(as_matrix(hA, g.op_a), refB, as_matrix(hC0), batch_ab, g.alpha, g.beta);
+
+  Options options;
+  options.config = g.config;
+  options.accum = Case::accum;
+  const Space space;
+  if (!g.batched) {
+    gemm(space, g.op_a, g.op_b, g.alpha, Kokkos::subview(A, 0, all, all), Kokkos::subview(B, 0, all, all), g.beta,
+         Kokkos::subview(C, 0, all, all), options);
+  } else if (g.shared_b) {
+    batched_gemm(space, g.op_a, g.op_b, g.alpha, A, Kokkos::subview(B, 0, all, all), g.beta, C, options);
+  } else {
+    batched_gemm(space, g.op_a, g.op_b, g.alpha, A, B, g.beta, C, options);
+  }
+  space.fence();
+  const Errors e = compare(as_matrix(host_copy(C)), batch_ab, ref);
+  const Tolerance tol = tolerance_for<T, Case::accum>(g.k);
+  EXPECT_TRUE(e.finite) << "non-finite output: an element was not written";
+  EXPECT_LE(e.frobenius, tol.frobenius);
+  EXPECT_LE(e.max_rel, tol.max_rel);
+  return e;
+}
+
+}  // namespace kgemm::test

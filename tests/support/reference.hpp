@@ -1,0 +1,68 @@
+#pragma once
+// fp64 reference GEMM on the host and the error measures every kernel test uses.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kgemm/matrix_ref.hpp"
+
+namespace kgemm::test {
+
+// Host copy of a device view (any rank, any layout), same strides.
+template <class View>
+auto host_copy(const View& v) {
+  auto h = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(h, v);
+  return h;
+}
+
+// C_ref[b] = alpha * A[b] * B[b] + beta * C0[b] in double, over host operands (op() applied).
+template <class TA, class TB, class TC>
+std::vector<double> reference_gemm(const MatrixRef<TA>& A, const MatrixRef<TB>& B, const MatrixRef<TC>& C0,
+                                   int batch, double alpha, double beta) {
+  const int M = C0.rows, N = C0.cols, K = A.cols;
+  std::vector<double> ref(std::size_t(batch) * M * N);
+  std::vector<double> row(N);
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < M; ++i) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (int k = 0; k < K; ++k) {
+        const double a = double(A(b, i, k));
+        for (int j = 0; j < N; ++j) row[j] += a * double(B(b, k, j));
+      }
+      double* out = &ref[(std::size_t(b) * M + i) * N];
+      for (int j = 0; j < N; ++j) out[j] = alpha * row[j] + (beta != 0.0 ? beta * double(C0(b, i, j)) : 0.0);
+    }
+  return ref;
+}
+
+struct Errors {
+  double frobenius = 0;  // ||C - ref||_F / ||ref||_F
+  double max_rel = 0;    // max |C - ref| / max |ref|: one wrong or unwritten element shows here
+  bool finite = true;    // no NaN/Inf (a NaN-poisoned element that was never written)
+};
+
+template <class TC>
+Errors compare(const MatrixRef<TC>& C, int batch, const std::vector<double>& ref) {
+  const int M = C.rows, N = C.cols;
+  double diff2 = 0, ref2 = 0, diff_max = 0, ref_max = 0;
+  Errors e;
+  for (int b = 0; b < batch; ++b)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const double c = double(C(b, i, j)), r = ref[(std::size_t(b) * M + i) * N + j];
+        if (!std::isfinite(c)) e.finite = false;
+        diff2 += (c - r) * (c - r);
+        ref2 += r * r;
+        diff_max = std::max(diff_max, std::abs(c - r));
+        ref_max = std::max(ref_max, std::abs(r));
+      }
+  const double tiny = std::numeric_limits<double>::min();
+  e.frobenius = std::sqrt(diff2) / std::max(std::sqrt(ref2), tiny);
+  e.max_rel = diff_max / std::max(ref_max, tiny);
+  return e;
+}
+
+}  // namespace kgemm::test

@@ -1,0 +1,76 @@
+// Kernel tests: every space x dtype x accumulation, against the fp64 reference on fresh
+// random inputs, with outputs poisoned so unwritten elements fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "kgemm/tuner/catalogue.hpp"
+#include "kgemm/variants.hpp"
+#include "support/cases.hpp"
+#include "support/gemm_check.hpp"
+
+namespace kgemm::test {
+namespace {
+
+// The 20 ResNet-50 v1.5 shapes with M cut to 192 rows (N and K, which shape the K loop and
+// the column tiles, stay as they are) through the dispatched config. Prints the accuracy.
+KGEMM_CASE_TEST(GemmTest, Resnet50ShapesDispatched) {
+  for (const LayerShape& s : resnet_gemm_shapes("resnet50", 224, 1)) {
+    GemmCheck g;
+    g.m = std::min(s.m, 192), g.n = s.n, g.k = s.k;
+    const Errors e = run_check<TypeParam>(g);
+    std::printf("[accuracy] %s %-24s m%-4d n%-5d k%-5d frobenius %.2e max %.2e\n", TypeParam::name().c_str(),
+                s.layer.c_str(), g.m, g.n, g.k, e.frobenius, e.max_rel);
+  }
+}
+
+// Edge shapes (1, primes, non-multiples of every tile, K spanning several slabs with a
+// remainder) for every compiled micro-tile variant, in three geometries: one micro-tile per
+// team, several per thread (partial sums in scratch), and a multi-thread team.
+KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
+  using Space = typename TypeParam::ExecSpace;
+  const int team_max = std::min(4, int(Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_max(
+                                         [](const auto&) {}, Kokkos::ParallelForTag())));
+  const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}};
+  for (auto [tm, tn] : micro_tiles()) {
+    const Config configs[] = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, 5, tm, tn, 1},
+                              {2 * tm, 2 * tn, 16, tm, tn, team_max}};
+    for (const Config& config : configs)
+      for (const auto& shape : shapes) {
+        GemmCheck g;
+        g.m = shape[0], g.n = shape[1], g.k = shape[2];
+        g.config = config;
+        run_check<TypeParam>(g);
+      }
+  }
+}
+
+// op(A), op(B) in {N, T}, row- and column-major storage, alpha and beta both in play.
+KGEMM_CASE_TEST(GemmTest, TransposesLayoutsAlphaBeta) {
+  for (Op op_a : {Op::N, Op::T})
+    for (Op op_b : {Op::N, Op::T}) {
+      GemmCheck g;
+      g.m = 37, g.n = 29, g.k = 41, g.op_a = op_a, g.op_b = op_b, g.alpha = 1.5f, g.beta = -0.5f;
+      run_check<TypeParam, Kokkos::LayoutRight>(g);
+      run_check<TypeParam, Kokkos::LayoutLeft>(g);
+      g.alpha = -2.0f, g.beta = 0.0f;
+      run_check<TypeParam, Kokkos::LayoutRight>(g);
+    }
+}
+
+// Strided batches, each product its own A and B, or one B shared by all (batch stride 0:
+// the convolution case of one weight matrix for every image).
+KGEMM_CASE_TEST(GemmTest, BatchedStridedAndSharedOperand) {
+  for (bool shared : {false, true}) {
+    GemmCheck g;
+    g.batched = true, g.shared_b = shared, g.batch = 5, g.m = 19, g.n = 23, g.k = 17;
+    run_check<TypeParam, Kokkos::LayoutRight>(g);
+    run_check<TypeParam, Kokkos::LayoutLeft>(g);
+    g.batch = 1, g.m = 1, g.n = 1, g.k = 1;
+    run_check<TypeParam>(g);
+  }
+}
+
+}  // namespace
+}  // namespace kgemm::test

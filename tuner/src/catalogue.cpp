@@ -1,0 +1,75 @@
+#include "kgemm/tuner/catalogue.hpp"
+
+#include <stdexcept>
+
+namespace kgemm {
+
+namespace {
+
+struct Builder {
+  int batch;
+  std::vector<LayerShape> shapes;
+
+  // Adds one KxK/stride conv over an input map of side `in`; returns the output side.
+  int conv(const std::string& name, int in, int c_in, int c_out, int kernel, int stride) {
+    const int pad = kernel / 2;
+    const int out = (in + 2 * pad - kernel) / stride + 1;
+    const int m = batch * out * out, n = c_out, k = c_in * kernel * kernel;
+    for (LayerShape& s : shapes)
+      if (s.m == m && s.n == n && s.k == k) {
+        ++s.count;
+        return out;
+      }
+    const std::string label = name + " (" + std::to_string(kernel) + "x" + std::to_string(kernel) +
+                              (stride > 1 ? "/" + std::to_string(stride) : "") + ")";
+    shapes.push_back({label, m, n, k, 1});
+    return out;
+  }
+};
+
+}  // namespace
+
+std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image, int batch) {
+  if (image < 32 || batch < 1)
+    throw std::invalid_argument("kgemm: image size " + std::to_string(image) + " and batch " +
+                                std::to_string(batch) + ": need image >= 32 and batch >= 1");
+  int blocks[4];
+  bool bottleneck;
+  if (model == "resnet18") {
+    blocks[0] = 2, blocks[1] = 2, blocks[2] = 2, blocks[3] = 2, bottleneck = false;
+  } else if (model == "resnet34") {
+    blocks[0] = 3, blocks[1] = 4, blocks[2] = 6, blocks[3] = 3, bottleneck = false;
+  } else if (model == "resnet50") {
+    blocks[0] = 3, blocks[1] = 4, blocks[2] = 6, blocks[3] = 3, bottleneck = true;
+  } else {
+    throw std::invalid_argument("kgemm: unknown model '" + model + "' (expected resnet18, resnet34 or resnet50)");
+  }
+
+  Builder b{batch, {}};
+  int side = b.conv("conv1", image, 3, 64, 7, 2);
+  side = (side + 2 - 3) / 2 + 1;  // 3x3/2 max pool, padding 1
+  int channels = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int width = 64 << stage;
+    const int out_channels = bottleneck ? 4 * width : width;
+    for (int block = 0; block < blocks[stage]; ++block) {
+      const std::string name = "conv" + std::to_string(stage + 2) + "_" + std::to_string(block + 1);
+      const int stride = stage > 0 && block == 0 ? 2 : 1;
+      int out;
+      if (bottleneck) {
+        b.conv(name + ".conv1", side, channels, width, 1, 1);
+        out = b.conv(name + ".conv2", side, width, width, 3, stride);
+        b.conv(name + ".conv3", out, width, out_channels, 1, 1);
+      } else {
+        out = b.conv(name + ".conv1", side, channels, width, 3, stride);
+        b.conv(name + ".conv2", out, width, width, 3, 1);
+      }
+      if (stride != 1 || channels != out_channels) b.conv(name + ".downsample", side, channels, out_channels, 1, stride);
+      side = out;
+      channels = out_channels;
+    }
+  }
+  return b.shapes;
+}
+
+}  // namespace kgemm
