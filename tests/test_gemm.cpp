@@ -30,8 +30,9 @@ KGEMM_CASE_TEST(GemmTest, Resnet50ShapesDispatched) {
 // team, several per thread (partial sums in scratch), and a multi-thread team.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
   using Space = typename TypeParam::ExecSpace;
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   const int team_max = std::min(4, int(Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_max(
-                                         [](const auto&) {}, Kokkos::ParallelForTag())));
+                                         KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag())));
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}};
   for (auto [tm, tn] : micro_tiles()) {
     const Config configs[] = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, 5, tm, tn, 1},

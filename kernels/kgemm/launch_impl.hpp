@@ -18,7 +18,9 @@ inline std::string dims(int rows, int cols) { return std::to_string(rows) + "x" 
 
 template <class Scalar>
 void check_extents(const GemmArgs<Scalar>& args) {
-  const auto &A = args.A, &B = args.B, &C = args.C;
+  const auto& A = args.A;
+  const auto& B = args.B;
+  const auto& C = args.C;
   if (A.rows != C.rows || B.cols != C.cols || A.cols != B.rows)
     reject("shape mismatch: op(A) is " + dims(A.rows, A.cols) + ", op(B) is " + dims(B.rows, B.cols) +
            ", C is " + dims(C.rows, C.cols) + "; need op(A) MxK, op(B) KxN, C MxN");
@@ -99,7 +101,7 @@ void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Con
                  Accum accum) {
   detail::with_checked_kernel(space, args, config, accum, [&](const auto& functor, const auto& policy) {
     if (args.M() == 0 || args.N() == 0) return;
-    Kokkos::parallel_for("kgemm::tiled_gemm", policy, functor);
+    Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, functor);
   });
 }
 

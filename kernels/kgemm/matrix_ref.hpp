@@ -41,9 +41,9 @@ struct GemmArgs {
   int batch = 1;
   float alpha = 1.0f;
   float beta = 0.0f;
-  int M() const { return C.rows; }
-  int N() const { return C.cols; }
-  int K() const { return A.cols; }
+  KOKKOS_INLINE_FUNCTION int M() const { return C.rows; }
+  KOKKOS_INLINE_FUNCTION int N() const { return C.cols; }
+  KOKKOS_INLINE_FUNCTION int K() const { return A.cols; }
 };
 
 }  // namespace kgemm

@@ -59,28 +59,51 @@ struct TiledGemm {
     return ((jj / RN) * grid.tiles_n + tile_n) * RN + jj % RN;
   }
 
-  // Copies op(A)[m0:m0+MB, k0:k0+kc] into a_slab[k][i], zero-filling rows past M. The flat
-  // index walks A's unit-stride dimension fastest so neighbouring threads read neighbouring
-  // addresses (coalesced on GPUs).
+  // Visits (o, i) for o < outer, i < inner with the flat index o * inner + i dealt round-robin
+  // to the team's threads, so neighbouring threads touch neighbouring i (coalesced on GPUs).
+  // The walk is incremental: no integer division per element, which would cost more than the
+  // multiply itself. One-thread teams (CPUs) get plain nested loops the compiler vectorises.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION static void team_for_2d(const Member& team, int outer, int inner, F&& f) {
+    const int step = team.team_size();
+    if (step == 1) {
+      for (int o = 0; o < outer; ++o)
+        for (int i = 0; i < inner; ++i) f(o, i);
+      return;
+    }
+    const int step_o = step / inner, step_i = step % inner;
+    int o = team.team_rank() / inner, i = team.team_rank() % inner;
+    while (o < outer) {
+      f(o, i);
+      o += step_o;
+      i += step_i;
+      if (i >= inner) i -= inner, ++o;
+    }
+  }
+
+  // Copies op(A)[m0:m0+MB, k0:k0+kc] into a_slab[k][i], zero-filling rows past M, walking A's
+  // unit-stride dimension fastest.
   KOKKOS_INLINE_FUNCTION void stage_a(const Member& team, Acc* a_slab, int b, int m0, int k0,
                                       int kc) const {
     const auto& A = args.A;
-    const bool k_fastest = A.col_stride == 1;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kc * grid.mb), [&](int idx) {
-      const int i = k_fastest ? idx / kc : idx % grid.mb;
-      const int k = k_fastest ? idx % kc : idx / grid.mb;
+    auto copy = [&](int i, int k) {
       a_slab[k * grid.ld_a + i] = m0 + i < A.rows ? Acc(A(b, m0 + i, k0 + k)) : Acc(0);
-    });
+    };
+    if (A.col_stride == 1)
+      team_for_2d(team, grid.mb, kc, copy);
+    else
+      team_for_2d(team, kc, grid.mb, [&](int k, int i) { copy(i, k); });
   }
   KOKKOS_INLINE_FUNCTION void stage_b(const Member& team, Acc* b_slab, int b, int n0, int k0,
                                       int kc) const {
     const auto& B = args.B;
-    const bool n_fastest = B.col_stride == 1;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kc * grid.nb), [&](int idx) {
-      const int j = n_fastest ? idx % grid.nb : idx / kc;
-      const int k = n_fastest ? idx / grid.nb : idx % kc;
+    auto copy = [&](int k, int j) {
       b_slab[k * grid.ld_b + j] = n0 + j < B.cols ? Acc(B(b, k0 + k, n0 + j)) : Acc(0);
-    });
+    };
+    if (B.col_stride == 1)
+      team_for_2d(team, kc, grid.nb, copy);
+    else
+      team_for_2d(team, grid.nb, kc, [&](int j, int k) { copy(k, j); });
   }
 
   // acc += a_slab[0:kc, rows] (x) b_slab[0:kc, cols] for one micro-tile.
@@ -106,7 +129,8 @@ struct TiledGemm {
     const int n0 = (block / grid.blocks_m) * grid.nb;
     const int K = args.K();
 
-    auto& scratch = team.team_scratch(Traits::scratch_level);
+    const int level = Traits::scratch_level;  // a copy: device code cannot bind the static member
+    auto& scratch = team.team_scratch(level);
     Acc* a_slab = static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.kb) * grid.ld_a * sizeof(Acc), kAlign));
     Acc* b_slab = static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.kb) * grid.ld_b * sizeof(Acc), kAlign));
     const bool in_registers = grid.tiles_per_thread == 1;

@@ -24,6 +24,8 @@ Runs the im2col GEMM shapes of a ResNet through kgemm::gemm and prints GFLOP/s p
   --batch N       batch size, multiplies M            (default: 1)
   --dtype T       fp32 | fp16                         (default: fp32)
   --reps N        timed repetitions per shape, median (default: 10)
+  --config STR    run every shape with this config (e.g. mb128_nb64_kb16_tm8_tn4_team256)
+                  instead of the dispatched one
   --help
 )";
 
@@ -45,8 +47,10 @@ void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
     kgemm::fill_uniform(B, 2 * index + 2);
     const kgemm::Problem problem = kgemm::problem_of(
         kgemm::gemm_args(kgemm::Op::N, kgemm::Op::N, 1.0f, A, B, 0.0f, C), kgemm::Kernel::Gemm);
-    const kgemm::Config config = kgemm::select_config<ExecSpace>(problem);
-    const auto t = kgemm::time_median(space, [&] { kgemm::gemm(A, B, C); }, 1, reps);
+    kgemm::Options options;
+    if (cli.has("config")) options.config = kgemm::parse_config(cli.get("config", ""));
+    const kgemm::Config config = options.config ? *options.config : kgemm::select_config<ExecSpace>(problem);
+    const auto t = kgemm::time_median(space, [&] { kgemm::gemm(A, B, C, options); }, 1, reps);
     const double gflops = problem.flops() / t.median_s * 1e-9;
     log_sum += std::log(gflops);
     std::printf("%-3d %-28s %8d %5d %5d  %-34s %10.3f %9.1f\n", ++index, s.layer.c_str(), s.m, s.n, s.k,
@@ -59,7 +63,7 @@ void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
 
 int main(int argc, char** argv) {
   try {
-    kgemm::CommandLine cli(argc, argv, {"space", "model", "image", "batch", "dtype", "reps"}, {"help"});
+    kgemm::CommandLine cli(argc, argv, {"space", "model", "image", "batch", "dtype", "reps", "config"}, {"help"});
     if (cli.has("help")) {
       std::cout << kHelp;
       return 0;

@@ -1,0 +1,669 @@
+// cublas_peer: the cuBLAS reference for kgemm's GPU benchmarks. Standalone (CUDA runtime, cuBLAS
+// and the C++ standard library only) so that it builds with whatever nvcc the GPU machine has:
+//
+//   ./build.sh [OUTPUT]      # nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o OUTPUT cublas_peer.cu -lcublas
+//   ./cublas_peer --shapes shapes.csv [--dtype fp32,fp16] [--squares 8,16,32,64] [--batched-shapes]
+//                 [--reps 50] [--warmup 5] [--out results.json]
+//
+// shapes.csv has the header `set,layer,m,n,k`, one GEMM per row (m already multiplied by the batch).
+// Each (dtype, problem) runs C = A*B with row-major A (MxK), B (KxN), C (MxN), as kgemm does:
+//   gemm    one product per CSV row;
+//   batched --squares n: 2^24/n^2 independent n x n x n products (strided, each its own A, B, C);
+//           --batched-shapes: each CSV row as batch = the set's _b<batch> suffix products of
+//           M = m/batch rows sharing one B (B stride 0).
+// fp32 is cublasSgemm in CUBLAS_DEFAULT_MATH: true fp32 FMA, TF32 tensor cores stay OFF.
+// fp16 is cublasGemmEx with fp16 storage and CUBLAS_COMPUTE_32F (tensor cores, fp32 accumulation).
+//
+// Every problem is checked once against an fp64 host dot product on sampled elements (exit 1 on a
+// mismatch), then timed: the median of `reps` CUDA-event-bracketed calls (real_time), of host time
+// for a call to return (launch_us) and to complete (call_us), and of 5 pageable-memory transfers
+// of A and B up and C down (transfer_us). Results go to stdout and, with --out, to Google
+// Benchmark JSON as benchmarks/RESULTS_SCHEMA.md specifies.
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr double kRotationBytes = 200e6;  // 4x the H100's 50 MB L2: a copy is evicted before its reuse
+constexpr int kMaxCopies = 64;
+constexpr size_t kCopyAlignElems = 128;  // copies start on 256-byte boundaries, as cudaMalloc's do
+constexpr int kCheckSamples = 256;
+constexpr int kTransferTrials = 5;
+constexpr int kSquaresElems = 1 << 24;  // --squares: batch * n^2 per operand
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "cublas_peer: %s\n", message.c_str());
+  std::exit(1);
+}
+
+void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
+  if (status != cudaSuccess)
+    fail(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + cudaGetErrorName(status) + " (" +
+         cudaGetErrorString(status) + ")");
+}
+
+void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    fail(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + cublasGetStatusName(status) +
+         " (" + cublasGetStatusString(status) + ")");
+}
+
+#define CUDA_CHECK(call) check_cuda((call), #call, __FILE__, __LINE__)
+#define CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
+
+// ---------------------------------------------------------------------------------------------
+// Command line and problem list
+
+struct Options {
+  std::string shapes_path, out_path;
+  std::vector<std::string> dtypes;
+  std::vector<int> squares;
+  bool batched_shapes = false;
+  int reps = 50, warmup = 5;
+};
+
+const char* kUsage = R"(usage: cublas_peer [options]
+  --shapes FILE      CSV with header set,layer,m,n,k: one GEMM per row
+  --dtype LIST       fp32 and/or fp16, comma list or repeated      (default: fp32,fp16)
+  --squares LIST     batched n x n x n products, batch = 2^24/n^2 (e.g. 8,16,32,64)
+  --batched-shapes   also run each CSV row as batch (from the set's _b<batch>) products of m/batch rows, one shared B
+  --reps N           timed calls per problem, median               (default: 50)
+  --warmup N         untimed calls before timing                   (default: 5)
+  --out FILE         write Google Benchmark JSON (benchmarks/RESULTS_SCHEMA.md)
+  --help
+)";
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> fields;
+  std::istringstream in(text);
+  for (std::string field; std::getline(in, field, separator);) fields.push_back(field);
+  if (!text.empty() && text.back() == separator) fields.emplace_back();
+  return fields;
+}
+
+std::string trim(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+int parse_int(const std::string& text, const std::string& what, int min_value) {
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || value < min_value || value > INT_MAX)
+    fail(what + ": '" + text + "' is not an integer in [" + std::to_string(min_value) + ", " + std::to_string(INT_MAX) +
+         "]");
+  return static_cast<int>(value);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  std::vector<std::string> dtype_texts, square_texts;
+  for (int i = 1; i < argc; ++i) {
+    std::string name = argv[i], value;
+    const size_t eq = name.find('=');
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    if (name == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (name == "--batched-shapes") {
+      options.batched_shapes = true;
+      continue;
+    }
+    if (name != "--shapes" && name != "--dtype" && name != "--squares" && name != "--reps" && name != "--warmup" &&
+        name != "--out")
+      fail("unknown argument '" + name + "' (see --help)");
+    if (!inline_value) {
+      if (i + 1 >= argc) fail("option " + name + " needs a value");
+      value = argv[++i];
+    }
+    if (name == "--shapes") options.shapes_path = value;
+    if (name == "--out") options.out_path = value;
+    if (name == "--dtype") dtype_texts.push_back(value);
+    if (name == "--squares") square_texts.push_back(value);
+    if (name == "--reps") options.reps = parse_int(value, "--reps", 1);
+    if (name == "--warmup") options.warmup = parse_int(value, "--warmup", 0);
+  }
+  if (dtype_texts.empty()) dtype_texts.push_back("fp32,fp16");
+  for (const std::string& text : dtype_texts)
+    for (const std::string& item : split(text, ',')) {
+      const std::string dtype = trim(item);
+      if (dtype != "fp32" && dtype != "fp16") fail("--dtype: '" + dtype + "' is neither fp32 nor fp16");
+      if (std::find(options.dtypes.begin(), options.dtypes.end(), dtype) == options.dtypes.end())
+        options.dtypes.push_back(dtype);
+    }
+  for (const std::string& text : square_texts)
+    for (const std::string& item : split(text, ',')) options.squares.push_back(parse_int(trim(item), "--squares", 1));
+  if (options.shapes_path.empty() && options.squares.empty()) fail("nothing to run: give --shapes and/or --squares");
+  if (options.batched_shapes && options.shapes_path.empty()) fail("--batched-shapes needs --shapes");
+  return options;
+}
+
+// One benchmarked problem: `batch` row-major products C = A*B of M x K by K x N.
+struct Problem {
+  bool batched = false;  // strided-batched API ("batched/..." names), else one plain GEMM
+  std::string set, layer;
+  int m = 0, n = 0, k = 0;
+  int batch = 1;
+  bool shared_b = false;  // every product multiplies the same B
+
+  long long a_stride() const { return static_cast<long long>(m) * k; }
+  long long b_stride() const { return shared_b ? 0 : static_cast<long long>(k) * n; }
+  long long c_stride() const { return static_cast<long long>(m) * n; }
+  size_t a_elems() const { return static_cast<size_t>(batch) * a_stride(); }
+  size_t b_elems() const { return shared_b ? static_cast<size_t>(k) * n : static_cast<size_t>(batch) * b_stride(); }
+  size_t c_elems() const { return static_cast<size_t>(batch) * c_stride(); }
+  double flops() const { return 2.0 * m * n * k * batch; }
+
+  std::string name(const std::string& dtype) const {
+    return std::string(batched ? "batched" : "gemm") + "/cublas/cuda/" + dtype + "/" + set + "/m" + std::to_string(m) +
+           "_n" + std::to_string(n) + "_k" + std::to_string(k);
+  }
+};
+
+std::vector<Problem> read_shapes(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail("cannot open shapes file '" + path + "'");
+  std::string line;
+  if (!std::getline(in, line) || trim(line) != "set,layer,m,n,k")
+    fail(path + ": the first line must be the header set,layer,m,n,k");
+  std::vector<Problem> shapes;
+  for (int line_number = 2; std::getline(in, line); ++line_number) {
+    if (trim(line).empty()) continue;
+    const std::string where = path + ":" + std::to_string(line_number);
+    const std::vector<std::string> fields = split(line, ',');
+    if (fields.size() != 5) fail(where + ": expected 5 fields set,layer,m,n,k, found " + std::to_string(fields.size()));
+    Problem shape;
+    shape.set = trim(fields[0]);
+    shape.layer = trim(fields[1]);
+    shape.m = parse_int(trim(fields[2]), where + ": m", 1);
+    shape.n = parse_int(trim(fields[3]), where + ": n", 1);
+    shape.k = parse_int(trim(fields[4]), where + ": k", 1);
+    if (shape.set.empty()) fail(where + ": empty set name");
+    shapes.push_back(shape);
+  }
+  if (shapes.empty()) fail(path + ": no shapes after the header");
+  return shapes;
+}
+
+// "resnet50_i224_b128" -> 128.
+int batch_of_set(const std::string& set) {
+  const size_t pos = set.rfind("_b");
+  const std::string digits = pos == std::string::npos ? "" : set.substr(pos + 2);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+    fail("--batched-shapes: set '" + set + "' does not end in _b<batch>");
+  return parse_int(digits, "batch of set '" + set + "'", 1);
+}
+
+std::vector<Problem> build_problems(const Options& options) {
+  std::vector<Problem> problems;
+  if (!options.shapes_path.empty()) {
+    const std::vector<Problem> shapes = read_shapes(options.shapes_path);
+    problems = shapes;
+    if (options.batched_shapes)
+      for (Problem shape : shapes) {
+        shape.batched = true;
+        shape.shared_b = true;
+        shape.batch = batch_of_set(shape.set);
+        if (shape.m % shape.batch != 0)
+          fail("--batched-shapes: " + shape.set + " " + shape.layer + ": m = " + std::to_string(shape.m) +
+               " is not a multiple of the batch " + std::to_string(shape.batch));
+        shape.m /= shape.batch;
+        problems.push_back(shape);
+      }
+  }
+  for (const int side : options.squares) {
+    if (side > 4096) fail("--squares: " + std::to_string(side) + " > 4096 leaves no product in 2^24 elements");
+    Problem square;
+    square.batched = true;
+    square.set = "squares";
+    square.m = square.n = square.k = side;
+    square.batch = kSquaresElems / (side * side);
+    square.layer = "n=" + std::to_string(side) + " x" + std::to_string(square.batch);
+    problems.push_back(square);
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data: host-generated so that the fp64 reference reads the very values the GPU multiplies
+
+template <class T>
+struct Storage;
+
+template <>
+struct Storage<float> {
+  static constexpr double tolerance = 1e-4;
+  static float from_float(float x) { return x; }
+  static double to_double(float x) { return x; }
+};
+
+template <>
+struct Storage<__half> {
+  static constexpr double tolerance = 2e-2;
+  static __half from_float(float x) { return __float2half_rn(x); }
+  static double to_double(__half x) { return __half2float(x); }
+};
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Uniform in (-1, 1) on odd multiples of 2^-23: exact in fp32, and never zero even after
+// rounding to fp16, so that no product term vanishes.
+float uniform_nonzero(uint64_t& state) {
+  const int32_t odd = 2 * static_cast<int32_t>(splitmix64(state) >> 41) + 1 - (1 << 23);
+  return static_cast<float>(odd) * 0x1p-23f;
+}
+
+template <class T>
+std::vector<T> random_values(size_t count, uint64_t seed) {
+  std::vector<T> values(count);
+  uint64_t state = seed;
+  for (T& value : values) value = Storage<T>::from_float(uniform_nonzero(state));
+  return values;
+}
+
+template <class T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(size_t count) { CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T))); }
+  ~DeviceArray() { cudaFree(data_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  T* get() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+};
+
+size_t aligned(size_t elems) { return (elems + kCopyAlignElems - 1) / kCopyAlignElems * kCopyAlignElems; }
+
+// `copies` copies of A, B and C side by side; the timed calls cycle through them so that their
+// operands come from HBM, not from an L2 still holding the previous call's.
+template <class T>
+class RotatingOperands {
+ public:
+  RotatingOperands(const Problem& p, int copies)
+      : copies_(copies),
+        a_pitch_(aligned(p.a_elems())),
+        b_pitch_(aligned(p.b_elems())),
+        c_pitch_(aligned(p.c_elems())),
+        a_(a_pitch_ * copies),
+        b_(b_pitch_ * copies),
+        c_(c_pitch_ * copies) {}
+
+  static int copies_for(const Problem& p) {
+    const double bytes =
+        static_cast<double>(aligned(p.a_elems()) + aligned(p.b_elems()) + aligned(p.c_elems())) * sizeof(T);
+    return static_cast<int>(std::min<double>(kMaxCopies, std::floor(kRotationBytes / bytes) + 1));
+  }
+
+  int copies() const { return copies_; }
+  T* a(int copy) const { return a_.get() + a_pitch_ * (copy % copies_); }
+  T* b(int copy) const { return b_.get() + b_pitch_ * (copy % copies_); }
+  T* c(int copy) const { return c_.get() + c_pitch_ * (copy % copies_); }
+
+ private:
+  int copies_;
+  size_t a_pitch_, b_pitch_, c_pitch_;
+  DeviceArray<T> a_, b_, c_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// cuBLAS calls. cuBLAS is column-major: row-major C = A*B is column-major C^T = B^T * A^T, so
+// cuBLAS gets the N x M problem with B first and the row lengths as leading dimensions.
+
+void gemm(cublasHandle_t handle, const Problem& p, const float* a, const float* b, float* c) {
+  const float alpha = 1, beta = 0;
+  if (p.batched)
+    CUBLAS_CHECK(cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &alpha, b, p.n,
+                                           p.b_stride(), a, p.k, p.a_stride(), &beta, c, p.n, p.c_stride(), p.batch));
+  else
+    CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &alpha, b, p.n, a, p.k, &beta, c, p.n));
+}
+
+void gemm(cublasHandle_t handle, const Problem& p, const __half* a, const __half* b, __half* c) {
+  const float alpha = 1, beta = 0;
+  if (p.batched)
+    CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &alpha, b, CUDA_R_16F, p.n,
+                                            p.b_stride(), a, CUDA_R_16F, p.k, p.a_stride(), &beta, c, CUDA_R_16F, p.n,
+                                            p.c_stride(), p.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  else
+    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &alpha, b, CUDA_R_16F, p.n, a,
+                              CUDA_R_16F, p.k, &beta, c, CUDA_R_16F, p.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+// Compares sampled elements of C (always including the first and the last) with fp64 dot products;
+// the error bound scales with sum |a||b|, the size of the rounding errors of any summation order.
+template <class T>
+void check_result(const Problem& p, const std::string& name, const std::vector<T>& a, const std::vector<T>& b,
+                  const std::vector<T>& c) {
+  uint64_t state = 0x5eed;
+  for (int sample = 0; sample < kCheckSamples; ++sample) {
+    size_t product = 0, row = 0, col = 0;
+    if (sample == 1) {
+      product = p.batch - 1;
+      row = p.m - 1;
+      col = p.n - 1;
+    } else if (sample > 1) {
+      product = splitmix64(state) % p.batch;
+      row = splitmix64(state) % p.m;
+      col = splitmix64(state) % p.n;
+    }
+    const T* a_row = a.data() + product * p.a_stride() + row * p.k;
+    const T* b_matrix = b.data() + product * p.b_stride();
+    double reference = 0, magnitude = 0;
+    for (int i = 0; i < p.k; ++i) {
+      const double term =
+          Storage<T>::to_double(a_row[i]) * Storage<T>::to_double(b_matrix[i * static_cast<size_t>(p.n) + col]);
+      reference += term;
+      magnitude += std::fabs(term);
+    }
+    const double result = Storage<T>::to_double(c[product * p.c_stride() + row * p.n + col]);
+    const double error = std::fabs(result - reference);
+    if (!(error <= Storage<T>::tolerance * magnitude)) {  // also catches NaN: an element left unwritten
+      char detail[256];
+      std::snprintf(detail, sizeof detail,
+                    "C[%zu][%zu][%zu] = %.9g, fp64 reference %.9g: error %.3g > %g * sum|a||b| = %.3g", product, row,
+                    col, result, reference, error, Storage<T>::tolerance, Storage<T>::tolerance * magnitude);
+      fail("wrong result for " + name + " (" + p.layer + ", M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
+           " K=" + std::to_string(p.k) + " batch=" + std::to_string(p.batch) + "): " + detail);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement
+
+struct Measurement {
+  double kernel_us = 0, launch_us = 0, call_us = 0, transfer_us = 0;
+  int copies = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double microseconds_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+// The upper median, as kgemm's time_median takes it.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// Events around each call, queued without host syncs in between, so that a pair times the GPU's
+// work for one call rather than the host's launch latency (call_us reports that).
+template <class Call>
+double kernel_median_us(Call&& call, int reps) {
+  std::vector<cudaEvent_t> starts(reps), stops(reps);
+  for (int rep = 0; rep < reps; ++rep) {
+    CUDA_CHECK(cudaEventCreate(&starts[rep]));
+    CUDA_CHECK(cudaEventCreate(&stops[rep]));
+  }
+  for (int rep = 0; rep < reps; ++rep) {
+    CUDA_CHECK(cudaEventRecord(starts[rep]));
+    call();
+    CUDA_CHECK(cudaEventRecord(stops[rep]));
+  }
+  CUDA_CHECK(cudaEventSynchronize(stops.back()));
+  std::vector<double> us(reps);
+  for (int rep = 0; rep < reps; ++rep) {
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, starts[rep], stops[rep]));
+    us[rep] = 1e3 * ms;
+    CUDA_CHECK(cudaEventDestroy(starts[rep]));
+    CUDA_CHECK(cudaEventDestroy(stops[rep]));
+  }
+  return median(us);
+}
+
+template <class T>
+Measurement measure(cublasHandle_t handle, const Problem& p, const std::string& name, uint64_t seed,
+                    const Options& options) {
+  const std::vector<T> host_a = random_values<T>(p.a_elems(), 2 * seed + 1);
+  const std::vector<T> host_b = random_values<T>(p.b_elems(), 2 * seed + 2);
+  std::vector<T> host_c(p.c_elems());
+  RotatingOperands<T> operands(p, RotatingOperands<T>::copies_for(p));
+  CUDA_CHECK(cudaMemcpy(operands.a(0), host_a.data(), host_a.size() * sizeof(T), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(operands.b(0), host_b.data(), host_b.size() * sizeof(T), cudaMemcpyHostToDevice));
+  for (int copy = 1; copy < operands.copies(); ++copy) {
+    CUDA_CHECK(cudaMemcpy(operands.a(copy), operands.a(0), host_a.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy(operands.b(copy), operands.b(0), host_b.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+  }
+
+  // All-ones bytes are NaN in fp32 and fp16, so an element cuBLAS fails to write cannot pass.
+  CUDA_CHECK(cudaMemset(operands.c(0), 0xff, host_c.size() * sizeof(T)));
+  gemm(handle, p, operands.a(0), operands.b(0), operands.c(0));
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(host_c.data(), operands.c(0), host_c.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  check_result(p, name, host_a, host_b, host_c);
+
+  int next_copy = 0;
+  const auto call = [&] {
+    const int copy = next_copy++;
+    gemm(handle, p, operands.a(copy), operands.b(copy), operands.c(copy));
+  };
+  Measurement result;
+  result.copies = operands.copies();
+  for (int rep = 0; rep < options.warmup; ++rep) call();
+  result.kernel_us = kernel_median_us(call, options.reps);
+
+  std::vector<double> launch_us(options.reps), call_us(options.reps);
+  for (int rep = 0; rep < options.reps; ++rep) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const Clock::time_point start = Clock::now();
+    call();
+    launch_us[rep] = microseconds_since(start);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    call_us[rep] = microseconds_since(start);
+  }
+  result.launch_us = median(launch_us);
+  result.call_us = median(call_us);
+
+  std::vector<double> transfer_us(kTransferTrials);
+  for (double& us : transfer_us) {
+    const Clock::time_point start = Clock::now();
+    CUDA_CHECK(cudaMemcpy(operands.a(0), host_a.data(), host_a.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(operands.b(0), host_b.data(), host_b.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(host_c.data(), operands.c(0), host_c.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    us = microseconds_since(start);
+  }
+  result.transfer_us = median(transfer_us);
+  CUDA_CHECK(cudaGetLastError());
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+struct Record {
+  Problem problem;
+  std::string dtype;
+  Measurement measurement;
+  double gflops() const { return problem.flops() / measurement.kernel_us * 1e-3; }
+};
+
+struct Context {
+  std::string date, host_name, executable, device, compute_capability;
+  int cuda_runtime = 0, cublas_version = 0;
+};
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const unsigned char ch : text) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", ch);
+      out += escaped;
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double value) {
+  if (!std::isfinite(value)) return "null";  // JSON has no inf or NaN
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+// Rewritten after every problem, so that an abort later on keeps the rows already measured.
+void write_json(const std::string& path, const Context& context, const std::vector<Record>& records, int reps) {
+  std::ofstream out(path, std::ios::trunc);
+  out << "{\n  \"context\": {\n"
+      << "    \"date\": " << json_string(context.date) << ",\n"
+      << "    \"host_name\": " << json_string(context.host_name) << ",\n"
+      << "    \"executable\": " << json_string(context.executable) << ",\n"
+      << "    \"device\": " << json_string(context.device) << ",\n"
+      << "    \"compute_capability\": " << json_string(context.compute_capability) << ",\n"
+      << "    \"cuda_runtime\": " << context.cuda_runtime << ",\n"
+      << "    \"cublas_version\": " << context.cublas_version << ",\n"
+      << "    \"library\": \"cublas\"\n  },\n  \"benchmarks\": [";
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    const Problem& p = r.problem;
+    const std::string name = json_string(p.name(r.dtype));
+    out << (i ? ",\n" : "\n") << "    {\n"
+        << "      \"name\": " << name << ",\n"
+        << "      \"run_name\": " << name << ",\n"
+        << "      \"run_type\": \"iteration\",\n"
+        << "      \"repetitions\": 1,\n"
+        << "      \"repetition_index\": 0,\n"
+        << "      \"threads\": 1,\n"
+        << "      \"iterations\": " << reps << ",\n"
+        << "      \"real_time\": " << json_number(r.measurement.kernel_us) << ",\n"
+        << "      \"cpu_time\": " << json_number(r.measurement.kernel_us) << ",\n"
+        << "      \"time_unit\": \"us\",\n"
+        << "      \"GFLOP/s\": " << json_number(r.gflops()) << ",\n"
+        << "      \"M\": " << p.m << ",\n"
+        << "      \"N\": " << p.n << ",\n"
+        << "      \"K\": " << p.k << ",\n"
+        << "      \"batch\": " << p.batch << ",\n"
+        << "      \"launch_us\": " << json_number(r.measurement.launch_us) << ",\n"
+        << "      \"call_us\": " << json_number(r.measurement.call_us) << ",\n"
+        << "      \"transfer_us\": " << json_number(r.measurement.transfer_us) << ",\n"
+        << "      \"label\": " << json_string(p.layer) << "\n"
+        << "    }";
+  }
+  out << "\n  ]\n}\n";
+  out.close();
+  if (!out) fail("cannot write '" + path + "'");
+}
+
+// ISO 8601 with the UTC offset, as Google Benchmark writes its date.
+std::string local_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S%z", &local);
+  std::string date = text;
+  if (date.size() > 2) date.insert(date.size() - 2, ":");
+  return date;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  const std::vector<Problem> problems = build_problems(options);
+
+  int device = 0;
+  cudaDeviceProp properties{};
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  cublasHandle_t handle = nullptr;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  // Default math: fp32 GEMMs keep full fp32 precision (no TF32 unless CUBLAS_TF32_TENSOR_OP_MATH
+  // is set); fp16 GEMMs with CUBLAS_COMPUTE_32F still run on tensor cores.
+  CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+
+  Context context;
+  context.date = local_date();
+  context.host_name = host_name();
+  context.executable = argv[0];
+  context.device = properties.name;
+  context.compute_capability = std::to_string(properties.major) + "." + std::to_string(properties.minor);
+  CUDA_CHECK(cudaRuntimeGetVersion(&context.cuda_runtime));
+  CUBLAS_CHECK(cublasGetVersion(handle, &context.cublas_version));
+
+  std::printf(
+      "cublas_peer: %s (sm %s, L2 %d MB), CUDA runtime %d, cuBLAS %d, %zu problems x %zu dtypes, "
+      "%d warm-up + %d timed calls each\n",
+      context.device.c_str(), context.compute_capability.c_str(), properties.l2CacheSize >> 20, context.cuda_runtime,
+      context.cublas_version, problems.size(), options.dtypes.size(), options.warmup, options.reps);
+  std::printf("%-4s %-7s %-20s %-30s %8s %5s %5s %7s %6s %10s %9s %10s %10s %11s\n", "type", "op", "set", "layer", "M",
+              "N", "K", "batch", "copies", "time[us]", "GFLOP/s", "launch[us]", "call[us]", "transfer[us]");
+
+  std::vector<Record> records;
+  for (const std::string& dtype : options.dtypes) {
+    for (size_t index = 0; index < problems.size(); ++index) {
+      const Problem& p = problems[index];
+      std::printf("%-4s %-7s %-20s %-30s %8d %5d %5d %7d ", dtype.c_str(), p.batched ? "batched" : "gemm",
+                  p.set.c_str(), p.layer.c_str(), p.m, p.n, p.k, p.batch);
+      std::fflush(stdout);  // a failure below then shows which problem it hit
+      const std::string name = p.name(dtype);
+      const Measurement m = dtype == "fp32" ? measure<float>(handle, p, name, index, options)
+                                            : measure<__half>(handle, p, name, index, options);
+      records.push_back({p, dtype, m});
+      std::printf("%6d %10.2f %9.1f %10.2f %10.2f %11.1f\n", m.copies, m.kernel_us, records.back().gflops(),
+                  m.launch_us, m.call_us, m.transfer_us);
+      if (!options.out_path.empty()) write_json(options.out_path, context, records, options.reps);
+    }
+  }
+
+  // Geometric means per dtype within each op and set: one number per comparable group.
+  std::map<std::string, std::pair<double, int>> log_sums;
+  for (const Record& r : records) {
+    auto& sum = log_sums[r.dtype + " " + (r.problem.batched ? "batched" : "gemm") + " " + r.problem.set];
+    sum.first += std::log(r.gflops());
+    ++sum.second;
+  }
+  for (const auto& group : log_sums)
+    std::printf("geometric mean %s over %d problems: %.1f GFLOP/s\n", group.first.c_str(), group.second.second,
+                std::exp(group.second.first / group.second.second));
+  if (!options.out_path.empty()) std::printf("wrote %s\n", options.out_path.c_str());
+
+  CUBLAS_CHECK(cublasDestroy(handle));
+  return 0;
+}

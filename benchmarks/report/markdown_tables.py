@@ -1,0 +1,112 @@
+"""The markdown report: per (op, dtype, set) a GFLOP/s table with kgemm/peer ratios, and an overhead table."""
+import os
+
+from results import geomean, group_by, series_name, series_sort_key
+
+# The overhead view compares our dispatch with the vendor library's; the other peers are rate references.
+OVERHEAD_IMPLS = ("kgemm", "cublas")
+OVERHEAD_COLUMNS = (("kernel µs", "time_us"), ("call µs", "call_us"), ("launch µs", "launch_us"),
+                    ("transfer µs", "transfer_us"))
+
+EXPLANATION = """\
+GFLOP/s are medians when the files hold repetitions; higher is better. A column `kgemm/X (space)` divides
+kgemm's GFLOP/s by X's in the same space: above 1 kgemm is faster; `kgemm/kgemm-default` is the speed-up
+the tuned config gives over the space default. The geomean row is over the rows that have the number,
+marked `(n/m)` when only n of the m rows do."""
+
+OVERHEAD_EXPLANATION = """\
+Overhead, µs per call: kernel = fenced kernel time, call = one call from launch to completion timed alone,
+launch = host time to launch without waiting, transfer = A and B to the device and C back once."""
+
+
+def _number(value, decimals):
+    return "-" if value is None else f"{value:.{decimals}f}"
+
+
+def _geomean_cell(values, row_count, decimals):
+    cell = _number(geomean(values), decimals)
+    return cell if len(values) in (0, row_count) else f"{cell} ({len(values)}/{row_count})"
+
+
+def _markdown(header, rows, text_columns):
+    """A markdown table; the first text_columns columns are left-aligned, the numbers right-aligned."""
+    align = [":--" if i < text_columns else "--:" for i in range(len(header))]
+    return ["| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |" for cells in (header, align, *rows)]
+
+
+def _ratio_pairs(series):
+    """(kgemm series, other series) compared within one space, in column order."""
+    return [(("kgemm", space), (impl, space)) for impl, space in series
+            if impl != "kgemm" and ("kgemm", space) in series]
+
+
+def performance_table(results):
+    shapes = group_by(results, lambda r: r.shape)
+    series = sorted({r.series for r in results}, key=series_sort_key)
+    by_cell = {(r.shape, r.series): r for r in results}
+    config_spaces = [space for impl, space in series
+                     if impl == "kgemm" and any(r.config for r in results if r.series == (impl, space))]
+    layers = {shape: next((r.layer for r in rs if r.layer), "") for shape, rs in shapes.items()}
+    show_layer = any(layers.values())
+    show_batch = any(r.op == "batched" for r in results)
+    pairs = _ratio_pairs(series)
+
+    def text_cells(shape):
+        cells = [shape] + ([layers[shape]] if show_layer else [])
+        cells += [str(shapes[shape][0].batch)] if show_batch else []
+        kgemm_results = (by_cell.get((shape, ("kgemm", space))) for space in config_spaces)
+        return cells + [r.config if r else "" for r in kgemm_results]
+
+    def gflops(shape, s):
+        r = by_cell.get((shape, s))
+        return r.gflops if r else None
+
+    def ratio(shape, pair):
+        top, bottom = gflops(shape, pair[0]), gflops(shape, pair[1])
+        return top / bottom if top is not None and bottom else None
+
+    def present(values):
+        return [v for v in values if v is not None]
+
+    text_header = ["shape"] + (["layer"] if show_layer else []) + (["batch"] if show_batch else [])
+    text_header += [f"kgemm config ({space})" for space in config_spaces]
+    header = text_header + [series_name(s) for s in series]
+    header += [f"{top[0]}/{bottom[0]} ({bottom[1]})" for top, bottom in pairs]
+    rows = [text_cells(shape) + [_number(gflops(shape, s), 1) for s in series]
+            + [_number(ratio(shape, pair), 2) for pair in pairs] for shape in shapes]
+    geomean_row = ["**geomean**"] + [""] * (len(text_header) - 1)
+    geomean_row += [_geomean_cell(present(gflops(shape, s) for shape in shapes), len(shapes), 1) for s in series]
+    geomean_row += [_geomean_cell(present(ratio(shape, pair) for shape in shapes), len(shapes), 2) for pair in pairs]
+    return _markdown(header, rows + [geomean_row], len(text_header))
+
+
+def overhead_table(results):
+    """Kernel, call, launch and transfer µs of kgemm and cuBLAS, or [] when no result measured them."""
+    measured = [r for r in results if r.impl in OVERHEAD_IMPLS
+                and (r.launch_us, r.call_us, r.transfer_us) != (None, None, None)]
+    if not measured:
+        return []
+    shape_order = list(group_by(results, lambda r: r.shape))
+    measured.sort(key=lambda r: (shape_order.index(r.shape), series_sort_key(r.series)))
+    show_layer = any(r.layer for r in measured)
+    header = ["shape"] + (["layer"] if show_layer else []) + ["impl (space)"]
+    header += [title for title, _ in OVERHEAD_COLUMNS]
+    rows = [[r.shape] + ([r.layer] if show_layer else []) + [series_name(r.series)]
+            + [_number(getattr(r, key), 1) for _, key in OVERHEAD_COLUMNS] for r in measured]
+    return _markdown(header, rows, len(header) - len(OVERHEAD_COLUMNS))
+
+
+def write_report(path, title, sources, tables, table_charts, comparison_charts):
+    """tables: {(op, dtype, set): results}; table_charts: {(op, dtype, set): png path}."""
+    lines = [f"# {title}", "", "Inputs: " + ", ".join(f"`{s}`" for s in sources) + ".", "", EXPLANATION]
+    for (op, dtype, set_name), results in tables.items():
+        lines += ["", f"## {op} · {dtype} · {set_name}", ""] + performance_table(results)
+        overhead = overhead_table(results)
+        if overhead:
+            lines += ["", OVERHEAD_EXPLANATION, ""] + overhead
+        lines += ["", f"![{op} {dtype} {set_name}]({os.path.basename(table_charts[op, dtype, set_name])})"]
+    if comparison_charts:
+        lines += ["", "## Comparisons", ""]
+        lines += [f"![{os.path.basename(c)}]({os.path.basename(c)})" for c in comparison_charts]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")

@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""End-to-end check of kgemm_report.py on two small synthetic result files.
+
+Run: /usr/bin/python3 benchmarks/report/test_report.py  (ctest: report.markdown_and_plots)
+"""
+import csv
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kgemm_report.py")
+CONFIG = "mb64_nb64_kb16_tm4_tn4_team256"
+SHAPES = {"m64_n64_k64": "conv1 (7x7/2)", "m128_n128_k128": "res2a_branch2a"}
+
+
+def entry(name, gflops, **extra):
+    m, n, k = (int(part[1:]) for part in name.rsplit("/", 1)[1].split("_"))
+    seconds = 2.0 * m * n * k / (gflops * 1e9)
+    return dict(name=name, run_name=name, run_type="iteration", iterations=10, real_time=seconds * 1e9,
+                cpu_time=seconds * 1e9, time_unit="ns", M=m, N=n, K=k, batch=1, **{"GFLOP/s": gflops}, **extra)
+
+
+def with_repetitions(name, median_gflops, label):
+    """Three iterations and Google Benchmark's aggregates; mean and median differ on purpose."""
+    runs = [entry(name, g, label=label) for g in (median_gflops * 0.5, median_gflops, median_gflops * 1.1)]
+    aggregates = []
+    for aggregate, gflops in (("mean", median_gflops * 9), ("median", median_gflops), ("stddev", 1.0)):
+        aggregates.append(dict(entry(name, gflops), name=f"{name}_{aggregate}", run_type="aggregate",
+                               aggregate_name=aggregate))
+    return runs + aggregates
+
+
+def kokkos_benchmarks_file():
+    """Like kgemm's Google Benchmark output with --benchmark_repetitions=3."""
+    benchmarks = []
+    rates = {"kgemm": (100, 400), "kgemm-default": (50, 100), "openblas": (200, 200)}
+    for impl, (small, large) in rates.items():
+        for (shape, layer), gflops in zip(SHAPES.items(), (small, large)):
+            label = f"{layer} {CONFIG}" if impl.startswith("kgemm") else layer
+            benchmarks += with_repetitions(f"gemm/{impl}/openmp/fp32/resnet50_i224_b1/{shape}", gflops, label)
+    benchmarks += with_repetitions("gemm/kgemm/openmp/fp32/resnet50_i512_b1/m256_n64_k64", 300, "conv1 (7x7/2)")
+    malformed = "gemm/kgemm/openmp/fp32/only_five_fields"
+    benchmarks.append(dict(entry("gemm/kgemm/openmp/fp32/x/m8_n8_k8", 1.0), name=malformed, run_name=malformed))
+    return {"context": {"library_build_type": "release"}, "benchmarks": benchmarks}
+
+
+def cublas_peer_file():
+    """Like the standalone cuBLAS peer: iteration entries only, with the overhead counters."""
+    benchmarks = []
+    for dtype, factor in (("fp32", 1), ("fp16", 2)):
+        for set_name in ("resnet50_i224_b1", "resnet50_i512_b1"):
+            for shape, layer in SHAPES.items():
+                benchmarks.append(entry(f"gemm/cublas/cuda/{dtype}/{set_name}/{shape}", 1000.0 * factor, label=layer,
+                                        launch_us=4.4, call_us=9.5, transfer_us=31.0))
+    return {"benchmarks": benchmarks}
+
+
+def markdown_table(report, heading):
+    """The first table after `heading`, as a list of {column: cell} rows."""
+    after = report.split(heading, 1)[1].splitlines()
+    start = next(i for i, line in enumerate(after) if line.startswith("|"))
+    table = itertools.takewhile(lambda line: line.startswith("|"), after[start:])
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+    return [dict(zip(cells[0], row)) for row in cells[2:]]
+
+
+class ReportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.out = os.path.join(cls.tmp.name, "out")
+        inputs = []
+        for file_name, document in (("kokkos.json", kokkos_benchmarks_file()), ("cublas.json", cublas_peer_file())):
+            inputs.append(os.path.join(cls.tmp.name, file_name))
+            with open(inputs[-1], "w") as f:
+                json.dump(document, f)
+        cls.run_result = subprocess.run([sys.executable, REPORT, "--out-dir", cls.out, "--csv", *inputs],
+                                        capture_output=True, text=True)
+        with open(os.path.join(cls.out, "report.md")) as f:
+            cls.report = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_succeeds_and_warns_once_about_the_malformed_name(self):
+        self.assertEqual(self.run_result.returncode, 0, self.run_result.stderr)
+        warnings = [l for l in self.run_result.stderr.splitlines() if l.startswith("warning:")]
+        self.assertEqual(len(warnings), 1, self.run_result.stderr)
+        self.assertIn("only_five_fields", warnings[0])
+
+    def test_table_takes_medians_and_computes_ratios_and_geomeans(self):
+        rows = markdown_table(self.report, "## gemm · fp32 · resnet50_i224_b1")
+        small, large, mean = rows
+        self.assertEqual((small["shape"], small["layer"], small["kgemm config (openmp)"]),
+                         ("m64_n64_k64", "conv1 (7x7/2)", CONFIG))
+        self.assertEqual((small["kgemm (openmp)"], small["openblas (openmp)"], small["kgemm/openblas (openmp)"]),
+                         ("100.0", "200.0", "0.50"))
+        self.assertEqual((large["kgemm (openmp)"], large["kgemm/openblas (openmp)"]), ("400.0", "2.00"))
+        self.assertEqual((mean["shape"], mean["kgemm (openmp)"], mean["openblas (openmp)"]),
+                         ("**geomean**", "200.0", "200.0"))
+        self.assertEqual(mean["kgemm/openblas (openmp)"], "1.00")
+        self.assertEqual(mean["kgemm/kgemm-default (openmp)"], "2.83")  # sqrt(2 * 4): the tuning speed-up
+        self.assertEqual(mean["cublas (cuda)"], "1000.0")
+        self.assertNotIn("kgemm/cublas (cuda)", mean)  # no kgemm on cuda: nothing to compare in that space
+
+    def test_overhead_table_for_cublas(self):
+        rows = markdown_table(self.report, "Overhead, µs per call")
+        self.assertEqual([r["impl (space)"] for r in rows], ["cublas (cuda)"] * 2)
+        self.assertEqual((rows[0]["launch µs"], rows[0]["call µs"], rows[0]["transfer µs"]), ("4.4", "9.5", "31.0"))
+
+    def test_pngs_written_listed_and_non_empty(self):
+        listed = self.run_result.stdout.split()
+        expected = ["gemm_fp32_resnet50_i224_b1.png", "gemm_fp16_resnet50_i224_b1.png",
+                    "gemm_fp32_resnet50_b1_by_image_size.png", "gemm_resnet50_i224_b1_fp16_vs_fp32.png"]
+        for name in expected:
+            path = os.path.join(self.out, name)
+            self.assertIn(path, listed)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+            self.assertGreater(os.path.getsize(path), 1000, name)
+        self.assertEqual(sorted(listed), sorted(os.path.join(self.out, n) for n in os.listdir(self.out)))
+
+    def test_csv_has_one_row_per_result(self):
+        with open(os.path.join(self.out, "results.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 3 * 2 + 1 + 2 * 2 * 2)
+        kgemm = next(r for r in rows if r["impl"] == "kgemm" and r["shape"] == "m128_n128_k128")
+        self.assertEqual((float(kgemm["gflops"]), kgemm["M"], kgemm["launch_us"]), (400.0, "128", ""))
+
+    def test_invalid_json_names_the_file_and_fails(self):
+        bad = os.path.join(self.tmp.name, "truncated.json")
+        with open(bad, "w") as f:
+            f.write('{"benchmarks": [')
+        run = subprocess.run([sys.executable, REPORT, "--out-dir", os.path.join(self.tmp.name, "bad"), bad],
+                             capture_output=True, text=True)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
+        self.assertIn("truncated.json", run.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

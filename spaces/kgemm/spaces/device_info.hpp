@@ -1,0 +1,111 @@
+#pragma once
+// Which hardware an execution space runs on: the fingerprint a tuned-config store carries and
+// the name of its file. Host spaces count their threads too, since the best tiles change with them.
+#include <Kokkos_Core.hpp>
+#include <sys/utsname.h>
+
+#include <cctype>
+#include <fstream>
+#include <string>
+#include <utility>
+
+namespace kgemm {
+
+struct DeviceInfo {
+  std::string space;   // "serial" | "openmp" | "cuda"
+  std::string device;  // CPU model name from /proc/cpuinfo, or cudaDeviceProp.name
+  std::string arch;    // "sm_90" (compute capability) on GPUs; machine + best SIMD, "x86_64-avx512", on CPUs
+  int threads = 0;     // ExecSpace().concurrency() on host spaces, SM count on GPUs
+
+  bool is_host() const { return space != "cuda"; }
+
+  friend bool operator==(const DeviceInfo& a, const DeviceInfo& b) {
+    return a.space == b.space && a.device == b.device && a.arch == b.arch && a.threads == b.threads;
+  }
+};
+
+namespace detail {
+
+inline std::string lowercase(std::string text) {
+  for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return text;
+}
+
+// The value of the first "key : value" line of /proc/cpuinfo named `key`; empty if none.
+inline std::string cpuinfo_field(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos || line.compare(0, key.size(), key) != 0 ||
+        line.find_first_not_of(" \t", key.size()) != colon)
+      continue;
+    const auto value = line.find_first_not_of(" \t", colon + 1);
+    return value == std::string::npos ? "" : line.substr(value);
+  }
+  return "";
+}
+
+// "x86_64-avx512": the machine, then the widest SIMD extension the CPU reports (x86 "flags",
+// Arm "Features"), when one is known.
+inline std::string host_arch() {
+  utsname names{};
+  const std::string machine = uname(&names) == 0 ? names.machine : "unknown";
+  const std::string flags = " " + cpuinfo_field("flags") + " " + cpuinfo_field("Features") + " ";
+  const std::pair<const char*, const char*> widest_first[] = {{"avx512f", "avx512"}, {"avx2", "avx2"},
+                                                              {"avx", "avx"},         {"sse4_2", "sse4.2"},
+                                                              {"sve", "sve"},         {"asimd", "neon"}};
+  for (const auto& [flag, name] : widest_first)
+    if (flags.find(std::string(" ") + flag + " ") != std::string::npos) return machine + "-" + name;
+  return machine;
+}
+
+}  // namespace detail
+
+// Kokkos must be initialised (the thread count and the CUDA device are Kokkos' choice).
+template <class ExecSpace>
+DeviceInfo device_info() {
+  const std::string model = detail::cpuinfo_field("model name");
+  return {detail::lowercase(ExecSpace::name()), model.empty() ? "unknown CPU" : model, detail::host_arch(),
+          ExecSpace().concurrency()};
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+inline DeviceInfo device_info<Kokkos::Cuda>() {
+  int id = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&id) != cudaSuccess || cudaGetDeviceProperties(&prop, id) != cudaSuccess)
+    return {"cuda", "unknown GPU", "unknown", 0};
+  return {"cuda", prop.name, "sm_" + std::to_string(prop.major) + std::to_string(prop.minor),
+          prop.multiProcessorCount};
+}
+#endif
+
+// File-name form: lowercase, every run of other characters one '-', e.g.
+// "openmp-amd-epyc-7b13-2t" (host spaces end in the thread count) or "cuda-nvidia-h100-80gb-hbm3".
+inline std::string device_slug(const DeviceInfo& d) {
+  const std::string text = d.space + " " + d.device + (d.is_host() ? " " + std::to_string(d.threads) + "t" : "");
+  std::string slug;
+  for (char ch : detail::lowercase(text)) {
+    if (std::isalnum(static_cast<unsigned char>(ch)))
+      slug += ch;
+    else if (!slug.empty() && slug.back() != '-')
+      slug += '-';
+  }
+  if (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug;
+}
+
+// Whether configs tuned on `a` suit `b`: same space, device and arch, and on host spaces the
+// same thread count (on GPUs the SM count follows from the device).
+inline bool same_device(const DeviceInfo& a, const DeviceInfo& b) {
+  return a.space == b.space && a.device == b.device && a.arch == b.arch && (!a.is_host() || a.threads == b.threads);
+}
+
+// For messages: "openmp on AMD EPYC 7B13 (x86_64-avx512, 2 threads)".
+inline std::string to_string(const DeviceInfo& d) {
+  return d.space + " on " + d.device + " (" + d.arch + ", " + std::to_string(d.threads) +
+         (d.is_host() ? " threads)" : " SMs)");
+}
+
+}  // namespace kgemm
