@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
       std::cout << kHelp;
       return 0;
     }
+    kgemm::pin_openmp_threads_unless_set();
     Kokkos::ScopeGuard kokkos(argc, argv);
     const kgemm::DType dtype = kgemm::parse_dtype(cli.get("dtype", "fp32"));
     kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) {

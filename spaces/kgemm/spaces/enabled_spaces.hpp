@@ -2,10 +2,19 @@
 // The execution spaces this build of Kokkos enables, by type and by the names users type.
 #include <Kokkos_Core.hpp>
 #include <cctype>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 namespace kgemm {
+
+// Kokkos' OpenMP backend runs best with threads pinned and otherwise prints advice on stdout:
+// the tools pin them (spread over the cores) unless the user chose a binding. Call before
+// Kokkos is initialised.
+inline void pin_openmp_threads_unless_set() {
+  setenv("OMP_PROC_BIND", "spread", /*overwrite=*/0);
+  setenv("OMP_PLACES", "threads", /*overwrite=*/0);
+}
 
 template <class F>
 void for_each_enabled_space(F&& f) {

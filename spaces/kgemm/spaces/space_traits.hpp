@@ -25,6 +25,8 @@ struct SpaceTraits {
   static constexpr int scratch_level = 1;
   static Config default_config() { return {64, 128, 128, 8, 16, 1}; }
   static ParamRanges ranges() { return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}}; }
+  // Two threads per team only pay when each has several micro-tiles of its own.
+  static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -41,6 +43,8 @@ struct SpaceTraits<Kokkos::Cuda> {
   static ParamRanges ranges() {
     return {{32, 64, 128, 256}, {32, 64, 128, 256}, {8, 16, 32}, {32, 64, 128, 256, 512}};
   }
+  // One micro-tile per thread: partial sums between K slabs then stay in registers.
+  static bool worth_trying(const Config& c) { return c.team == c.micro_tiles(); }
 };
 #endif
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# autotune end to end on tiny shapes: an "interrupted" run (one shape stored), then --resume
+# must keep that entry byte for byte and add the missing one; a foreign device's store and a
+# malformed store must be refused with a message, never overwritten.
+# Usage: autotune_resume.sh <autotune binary> <space>
+set -euo pipefail
+autotune=$1 space=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+store=$dir/store.yaml
+tune() { "$autotune" --space "$space" --budget 3 --reps 2 --out "$store" "$@"; }
+
+tune --shape 13x17x19 > "$dir/first.log"
+first_entry=$(grep 'm: 13, n: 17' "$store")
+[ "$(grep -c 'kernel:' "$store")" = 1 ] || { echo "expected 1 entry after the first run"; exit 1; }
+
+tune --shape 13x17x19,29x31x37 --resume > "$dir/resume.log" 2> "$dir/resume.err"
+grep -q 'already in the store' "$dir/resume.err" || { echo "--resume did not skip the stored shape"; exit 1; }
+[ "$(grep 'm: 13, n: 17' "$store")" = "$first_entry" ] || { echo "--resume changed the stored entry"; exit 1; }
+grep -q 'm: 29, n: 31, k: 37' "$store" || { echo "--resume did not add the new shape"; exit 1; }
+ls "$dir" | grep -q tmp && { echo "a temporary store file was left behind"; exit 1; }
+
+cp "$store" "$dir/before"
+sed -i 's/name: [^,]*,/name: Some Other CPU,/' "$store"
+cp "$store" "$dir/foreign"
+if tune --shape 7x7x7 2> "$dir/foreign.err"; then echo "a foreign device's store was accepted"; exit 1; fi
+grep -q 'holds configs of' "$dir/foreign.err" || { cat "$dir/foreign.err"; exit 1; }
+cmp -s "$store" "$dir/foreign" || { echo "the foreign store was modified"; exit 1; }
+
+printf 'device: {space: %s\nentries: [' "$space" > "$store"
+if tune --shape 7x7x7 2> "$dir/bad.err"; then echo "a malformed store was accepted"; exit 1; fi
+grep -q "kgemm: $store" "$dir/bad.err" || { cat "$dir/bad.err"; exit 1; }
+echo "resume, foreign-store and malformed-store checks passed ($space)"

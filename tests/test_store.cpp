@@ -1,0 +1,497 @@
+// The tuned-config store and dispatch through it: device fingerprints, the YAML file's round
+// trip and errors, atomic saves, nearest-shape lookup, and, per space and dtype (e.g.
+// "DispatchTest/OpenMP_f32.UsesStoredConfig"), which config a kgemm::gemm call really runs.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kgemm.hpp"
+#include "kgemm/spaces/device_info.hpp"
+#include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/tuner/config_store.hpp"
+#include "kgemm/tuner/store_registry.hpp"
+#include "support/cases.hpp"
+#include "support/gemm_check.hpp"
+
+namespace kgemm::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system's temp dir, removed with its contents.
+class TempDir {
+ public:
+  TempDir()
+      : path_(fs::temp_directory_path() /
+              ("kgemm-test-store-" + std::to_string(getpid()) + "-" + std::to_string(next_id()))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  static int next_id() {
+    static int id = 0;
+    return id++;
+  }
+  fs::path path_;
+};
+
+// Sets an environment variable for the scope; dispatch re-reads its stores on entry and exit.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+    reload_config_stores();
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+    reload_config_stores();
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Dispatch reads the store file at `path()` for the scope's lifetime ($KGEMM_CONFIG_FILE).
+class StoreInUse {
+ public:
+  explicit StoreInUse(const ConfigStore& store) { store.save(path_); }
+  explicit StoreInUse(const std::string& text) { write_text(path_, text); }
+  const std::string& path() const { return path_; }
+
+ private:
+  TempDir dir_;
+  std::string path_ = dir_.file("tuned.yaml");
+  ScopedEnv env_{"KGEMM_CONFIG_FILE", path_};
+};
+
+std::string text_after_replacing(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in:\n" << text;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+Problem gemm_f32(int m, int n, int k) { return {Kernel::Gemm, DType::F32, 'n', 'n', m, n, k, 1}; }
+
+std::string found(const TunedEntry* entry) { return entry ? to_string(entry->problem) : "none"; }
+
+// ---------------------------------------------------------------------------------------------
+// Device fingerprints
+
+TEST(DeviceInfo, SlugsAndSameDevice) {
+  const DeviceInfo cpu{"openmp", "AMD EPYC 7B13", "x86_64-avx512", 2};
+  const DeviceInfo gpu{"cuda", "NVIDIA H100 80GB HBM3", "sm_90", 132};
+  EXPECT_EQ(device_slug(cpu), "openmp-amd-epyc-7b13-2t");
+  EXPECT_EQ(device_slug(gpu), "cuda-nvidia-h100-80gb-hbm3");
+  EXPECT_EQ(device_slug({"serial", "Intel(R) Xeon(R) CPU @ 2.20GHz", "x86_64-avx2", 1}),
+            "serial-intel-r-xeon-r-cpu-2-20ghz-1t");
+
+  DeviceInfo other = cpu;
+  other.threads = 4;
+  EXPECT_FALSE(same_device(cpu, other)) << "host spaces: the thread count is part of the device";
+  other = gpu;
+  other.threads = 114;
+  EXPECT_TRUE(same_device(gpu, other)) << "GPUs: the SM count follows from the device";
+  other.arch = "sm_80";
+  EXPECT_FALSE(same_device(gpu, other));
+}
+
+TEST(DeviceInfo, DescribesEveryEnabledSpace) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    const DeviceInfo device = device_info<Space>();
+    EXPECT_EQ(device.space, detail::lowercase(Space::name()));
+    EXPECT_FALSE(device.device.empty());
+    EXPECT_FALSE(device.arch.empty());
+    EXPECT_GE(device.threads, 1);
+    EXPECT_EQ(device_slug(device).rfind(device.space + "-", 0), 0u) << device_slug(device);
+    std::printf("[device] %s: %s -> %s.yaml\n", Space::name(), to_string(device).c_str(),
+                device_slug(device).c_str());
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The YAML file
+
+const DeviceInfo kTestDevice{"openmp", "Test CPU @ 2.20GHz, rev. 7: \"B\"", "x86_64-avx2", 4};
+const Problem kTunedShape = gemm_f32(12544, 64, 147);
+
+// Entries in no particular order, with GFLOP/s that have no short decimal form.
+std::vector<TunedEntry> sample_entries() {
+  return {{{Kernel::Batched, DType::F16, 't', 'n', 196, 256, 2304, 8}, {64, 64, 32, 8, 8, 2}, 91.25, 40.5, 12},
+          {kTunedShape, {64, 64, 32, 4, 4, 16}, 55.2, 12.1, 40},
+          {gemm_f32(784, 128, 1152), {32, 128, 64, 8, 16, 1}, 1.0 / 3.0, 1e-7, 3},
+          {{Kernel::Gemm, DType::F32, 'n', 't', 784, 128, 1152, 1}, {16, 16, 32, 1, 1, 2}, 7.0, 7.0, 1},
+          {gemm_f32(3136, 64, 576), {64, 128, 128, 8, 16, 1}, 123.456789012345, 99.9, 64}};
+}
+
+ConfigStore sample_store() {
+  ConfigStore store;
+  store.header = StoreHeader::stamped(kTestDevice);
+  for (const TunedEntry& entry : sample_entries()) store.put(entry);
+  return store;
+}
+
+std::string saved_text(const ConfigStore& store) {
+  TempDir dir;
+  store.save(dir.file("store.yaml"));
+  return read_text(dir.file("store.yaml"));
+}
+
+// The StoreError message of loading `text`, after checking it starts by naming the file.
+std::string load_error(const std::string& text) {
+  TempDir dir;
+  const std::string path = dir.file("broken.yaml");
+  write_text(path, text);
+  try {
+    ConfigStore::load(path);
+  } catch (const StoreError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("kgemm: " + path + ": ", 0), 0u) << message;
+    return message;
+  }
+  ADD_FAILURE() << "no StoreError loading:\n" << text;
+  return "";
+}
+
+TEST(StoreFile, RoundTripIsExact) {
+  const ConfigStore store = sample_store();
+  TempDir dir;
+  store.save(dir.file("store.yaml"));
+  const ConfigStore loaded = ConfigStore::load(dir.file("store.yaml"));
+  EXPECT_TRUE(loaded.header == store.header);
+  EXPECT_TRUE(loaded.entries() == store.entries());
+  EXPECT_EQ(loaded.entries().size(), sample_entries().size());
+}
+
+TEST(StoreFile, TextIsSortedWhateverTheInsertionOrder) {
+  const ConfigStore forward = sample_store();
+  ConfigStore backward;
+  backward.header = forward.header;
+  const auto entries = sample_entries();
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) backward.put(*it);
+  const std::string text = saved_text(forward);
+  EXPECT_EQ(text, saved_text(backward));
+
+  // One readable line per entry; kernel, dtype, orders, batch, then m, n, k decide the order.
+  EXPECT_NE(text.find("\n  - {kernel: gemm, dtype: f32, order: nn, m: 12544, n: 64, k: 147, batch: 1, "
+                      "config: mb64_nb64_kb32_tm4_tn4_team16, gflops: 55.2, default_gflops: 12.1, candidates: 40}\n"),
+            std::string::npos)
+      << text;
+  const std::vector<std::string> in_order = {"order: nn, m: 784,", "order: nn, m: 3136,", "order: nn, m: 12544,",
+                                             "order: nt, m: 784,", "kernel: batched"};
+  for (std::size_t i = 1; i < in_order.size(); ++i)
+    EXPECT_LT(text.find(in_order[i - 1]), text.find(in_order[i])) << in_order[i - 1] << " / " << in_order[i];
+}
+
+TEST(StoreFile, PutReplacesTheEntryOfAnEqualProblem) {
+  ConfigStore store = sample_store();
+  TunedEntry better = *store.exact(kTunedShape);
+  better.config.kb = 64;
+  better.gflops = 60;
+  store.put(better);
+  EXPECT_EQ(store.entries().size(), sample_entries().size());
+  EXPECT_TRUE(*store.exact(kTunedShape) == better);
+}
+
+TEST(StoreFile, UnknownKeysAreIgnored) {
+  std::string text = saved_text(sample_store());
+  text = text_after_replacing(text, "candidates: 40}", "candidates: 40, tuned_by: ci}");
+  text = text_after_replacing(text, "\nentries:", "\nfuture_section: {a: 1, b: [2, 3]}\nentries:");
+  TempDir dir;
+  write_text(dir.file("newer.yaml"), text);
+  EXPECT_TRUE(ConfigStore::load(dir.file("newer.yaml")).entries() == sample_store().entries());
+}
+
+TEST(StoreFile, SyntaxErrorNamesLineAndColumn) {
+  const std::string text = text_after_replacing(saved_text(sample_store()), "candidates: 40}", "candidates: 40");
+  const std::string message = load_error(text);
+  EXPECT_NE(message.find("YAML syntax error"), std::string::npos) << message;
+  EXPECT_NE(message.find("line "), std::string::npos) << message;
+  EXPECT_NE(message.find("column "), std::string::npos) << message;
+}
+
+// The path, in the file, of kTunedShape's entry ("entries[2]").
+std::string tuned_shape_entry() {
+  const auto& entries = sample_store().entries();
+  const auto at =
+      std::find_if(entries.begin(), entries.end(), [](const TunedEntry& e) { return e.problem == kTunedShape; });
+  return "entries[" + std::to_string(at - entries.begin()) + "]";
+}
+
+TEST(StoreFile, MissingKeyNamesEntryAndKey) {
+  const std::string message = load_error(
+      text_after_replacing(saved_text(sample_store()), ", config: mb64_nb64_kb32_tm4_tn4_team16", ""));
+  EXPECT_NE(message.find("'" + tuned_shape_entry() + ".config' is missing"), std::string::npos) << message;
+}
+
+TEST(StoreFile, BadConfigStringNamesEntryAndValue) {
+  const std::string message = load_error(text_after_replacing(
+      saved_text(sample_store()), "config: mb64_nb64_kb32_tm4_tn4_team16", "config: mb64_nb64_kb32_tm4_tn4_teamX"));
+  EXPECT_NE(message.find(tuned_shape_entry() + ".config: 'mb64_nb64_kb32_tm4_tn4_teamX' is not a config string"),
+            std::string::npos)
+      << message;
+}
+
+TEST(StoreFile, NonPositiveExtentNamesEntryAndKey) {
+  const std::string message = load_error(text_after_replacing(saved_text(sample_store()), "m: 12544", "m: -5"));
+  EXPECT_NE(message.find(tuned_shape_entry() + ".m: '-5' is not an integer >= 1"), std::string::npos) << message;
+}
+
+TEST(StoreFile, ForeignOrEmptyFileSaysWhatIsMissing) {
+  std::string message = load_error("model: resnet50\nlayers: [conv1, conv2]\n");
+  EXPECT_NE(message.find("'device' is missing"), std::string::npos) << message;
+  message = load_error("");
+  EXPECT_NE(message.find("the file is not a mapping"), std::string::npos) << message;
+}
+
+TEST(StoreFile, MissingFileIsAStoreError) {
+  TempDir dir;
+  try {
+    ConfigStore::load(dir.file("absent.yaml"));
+    ADD_FAILURE() << "no StoreError";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()), "kgemm: " + dir.file("absent.yaml") + ": cannot open: No such file or directory");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saving
+
+TEST(StoreSave, CreatesTheDirectoryAndLeavesNoTempFile) {
+  TempDir dir;
+  const std::string path = dir.file("new/sub/store.yaml");
+  sample_store().save(path);
+  sample_store().save(path);  // over an existing file too
+  std::vector<std::string> names;
+  for (const auto& file : fs::directory_iterator(dir.file("new/sub"))) names.push_back(file.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"store.yaml"});
+}
+
+TEST(StoreSave, FailedSaveThrowsAndKeepsThePreviousFile) {
+  TempDir dir;
+  const std::string path = dir.file("store.yaml");
+  sample_store().save(path);
+  const std::string before = read_text(path);
+  ConfigStore changed = sample_store();
+  changed.put({gemm_f32(1, 2, 3), {}, 1, 1, 1});
+
+  // A directory where the temp file goes makes the write fail (file permissions would not stop root).
+  fs::create_directory(path + ".tmp." + std::to_string(getpid()));
+  EXPECT_THROW(changed.save(path), StoreError);
+  EXPECT_EQ(read_text(path), before);
+
+  try {
+    changed.save(path + "/under-a-regular-file.yaml");
+    ADD_FAILURE() << "no StoreError";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot create directory " + path), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_text(path), before);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lookup
+
+TEST(StoreLookup, ExactEntryAndNearestShape) {
+  ConfigStore store;
+  for (const Problem& p : {gemm_f32(1024, 64, 147), gemm_f32(128, 64, 147), gemm_f32(1024, 512, 1152),
+                           Problem{Kernel::Gemm, DType::F32, 't', 'n', 1000, 64, 147, 1},
+                           Problem{Kernel::Batched, DType::F32, 'n', 'n', 1000, 64, 147, 8},
+                           Problem{Kernel::Gemm, DType::F16, 'n', 'n', 1000, 64, 147, 1}})
+    store.put({p, {}, 1, 1, 1});
+  const Problem query = gemm_f32(1000, 64, 147);
+
+  EXPECT_EQ(found(store.exact(gemm_f32(1024, 64, 147))), to_string(gemm_f32(1024, 64, 147)));
+  EXPECT_EQ(found(store.exact(query)), "none");
+  // Same kernel, dtype and orders only, however close the others' shapes.
+  EXPECT_EQ(found(store.nearest(query)), to_string(gemm_f32(1024, 64, 147)));
+  EXPECT_EQ(found(store.nearest(gemm_f32(150, 64, 147))), to_string(gemm_f32(128, 64, 147)));
+  EXPECT_EQ(found(store.nearest(gemm_f32(900, 400, 1000))), to_string(gemm_f32(1024, 512, 1152)));
+  EXPECT_EQ(found(store.nearest(Problem{Kernel::Gemm, DType::F32, 't', 't', 1000, 64, 147, 1})), "none");
+  // An entry the caller refuses gives way to the next closest.
+  const auto not_1024 = [](const TunedEntry& e) { return e.problem.m != 1024; };
+  EXPECT_EQ(found(store.nearest(query, not_1024)), to_string(gemm_f32(128, 64, 147)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dispatch, per space and dtype
+
+std::vector<std::string>& recorded_labels() {
+  static std::vector<std::string> labels;
+  return labels;
+}
+
+void record_label(const char* label, std::uint32_t /*device_id*/, std::uint64_t* /*kernel_id*/) {
+  recorded_labels().emplace_back(label);
+}
+
+// Runs `run` and returns the labels of the GEMM kernels it launched, as a profiler sees them
+// (a Kokkos Tools begin_parallel_for callback).
+template <class Run>
+std::vector<std::string> gemm_kernel_labels(Run&& run) {
+  recorded_labels().clear();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(record_label);
+  run();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+  std::vector<std::string> gemm;
+  for (const std::string& label : recorded_labels())
+    if (label.rfind("kgemm::tiled_gemm", 0) == 0) gemm.push_back(label);
+  return gemm;
+}
+
+// Runs kgemm::gemm on g's shape (dispatched config), checks it against the fp64 reference and
+// that the one kernel launched was `expected`.
+template <class Case>
+void expect_gemm_runs(const GemmCheck& g, const Config& expected) {
+  const auto labels = gemm_kernel_labels([&] { run_check<Case>(g); });
+  EXPECT_EQ(labels, std::vector<std::string>{"kgemm::tiled_gemm " + to_string(expected)});
+}
+
+template <class Case>
+Problem problem_of_shape(int m, int n, int k) {
+  return {Kernel::Gemm, dtype_of<typename Case::Value>(), 'n', 'n', m, n, k, 1};
+}
+
+// Legal on every space and unlike its default: the default with half as deep K slabs.
+template <class Space>
+Config non_default_config() {
+  Config config = SpaceTraits<Space>::default_config();
+  config.kb /= 2;
+  return config;
+}
+
+ConfigStore store_for(const DeviceInfo& device, const std::vector<std::pair<Problem, Config>>& tuned) {
+  ConfigStore store;
+  store.header = StoreHeader::stamped(device);
+  for (const auto& [problem, config] : tuned) store.put({problem, config, 2, 1, 10});
+  return store;
+}
+
+KGEMM_CASE_TEST(DispatchTest, UsesStoredConfig) {
+  using Space = typename TypeParam::ExecSpace;
+  GemmCheck g;
+  g.m = 67, g.n = 45, g.k = 129;
+  const Config tuned = non_default_config<Space>();
+  const StoreInUse store(store_for(device_info<Space>(), {{problem_of_shape<TypeParam>(g.m, g.n, g.k), tuned}}));
+  expect_gemm_runs<TypeParam>(g, tuned);
+}
+
+KGEMM_CASE_TEST(DispatchTest, UsesNearestTunedShape) {
+  using Space = typename TypeParam::ExecSpace;
+  GemmCheck g;
+  g.m = 70, g.n = 45, g.k = 120;
+  const Config near = non_default_config<Space>(), far = {16, 16, 16, 4, 4, 1};
+  const StoreInUse store(store_for(device_info<Space>(), {{problem_of_shape<TypeParam>(64, 48, 128), near},
+                                                                 {problem_of_shape<TypeParam>(4096, 48, 128), far}}));
+  expect_gemm_runs<TypeParam>(g, near);
+}
+
+KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
+  using Space = typename TypeParam::ExecSpace;
+  const Problem problem = problem_of_shape<TypeParam>(67, 45, 129);
+  DeviceInfo other = device_info<Space>();
+  other.device = "Some Other Device 9000";
+  const StoreInUse store(store_for(other, {{problem, non_default_config<Space>()}}));
+  testing::internal::CaptureStderr();
+  const Config chosen = select_config<Space>(problem);
+  const std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(to_string(chosen), to_string(SpaceTraits<Space>::default_config()));
+  EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs in " + store.path(), 0), 0u) << warnings;
+  EXPECT_NE(warnings.find(to_string(other)), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find(to_string(device_info<Space>())), std::string::npos) << warnings;
+}
+
+KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
+  using Space = typename TypeParam::ExecSpace;
+  const StoreInUse store(std::string("device: {space: [\n"));
+  testing::internal::CaptureStderr();
+  const Config first = select_config<Space>(problem_of_shape<TypeParam>(67, 45, 129));
+  const Config second = select_config<Space>(problem_of_shape<TypeParam>(8, 8, 8));
+  const std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(to_string(first), to_string(SpaceTraits<Space>::default_config()));
+  EXPECT_EQ(to_string(second), to_string(SpaceTraits<Space>::default_config()));
+  EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs: kgemm: " + store.path() + ": line ", 0), 0u)
+      << warnings;
+  EXPECT_EQ(occurrences(warnings, "\n"), 1u) << warnings;
+}
+
+KGEMM_CASE_TEST(DispatchTest, NeverUsesIllegalConfig) {
+  using Space = typename TypeParam::ExecSpace;
+  Config huge_team = SpaceTraits<Space>::default_config();
+  huge_team.team = 4096;
+  const Config no_such_micro_tile = {48, 64, 32, 3, 4, 1};
+  const Config legal = non_default_config<Space>();
+  GemmCheck g;
+  g.m = 100, g.n = 64, g.k = 147;
+  const StoreInUse store(store_for(device_info<Space>(),
+                                          {{problem_of_shape<TypeParam>(g.m, g.n, g.k), huge_team},
+                                           {problem_of_shape<TypeParam>(2 * g.m, g.n, g.k), no_such_micro_tile},
+                                           {problem_of_shape<TypeParam>(16 * g.m, g.n, g.k), legal}}));
+  testing::internal::CaptureStderr();
+  expect_gemm_runs<TypeParam>(g, legal);
+  EXPECT_EQ(to_string(select_config<Space>(problem_of_shape<TypeParam>(3 * g.m, g.n, g.k))), to_string(legal));
+  const std::string warnings = testing::internal::GetCapturedStderr();
+  // Each illegal entry is reported once, however many problems it was nearest to.
+  EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(huge_team)), 1u) << warnings;
+  EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(no_such_micro_tile)), 1u) << warnings;
+  EXPECT_EQ(occurrences(warnings, "\n"), 2u) << warnings;
+}
+
+KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {
+  using Space = typename TypeParam::ExecSpace;
+  const Problem problem = problem_of_shape<TypeParam>(67, 45, 129);
+  const Config tuned = non_default_config<Space>();
+  TempDir empty, configs;
+  store_for(device_info<Space>(), {{problem, tuned}}).save(configs.file(device_slug(device_info<Space>()) + ".yaml"));
+  const ScopedEnv no_file("KGEMM_CONFIG_FILE", "");
+  testing::internal::CaptureStderr();
+  {
+    const ScopedEnv path("KGEMM_CONFIG_PATH", empty.path());
+    select_config<Space>(problem);  // no file for this device here: the untuned case, silent
+  }
+  const ScopedEnv path("KGEMM_CONFIG_PATH", empty.path() + "::" + configs.path());
+  EXPECT_EQ(to_string(select_config<Space>(problem)), to_string(tuned));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+}  // namespace
+}  // namespace kgemm::test

@@ -1,0 +1,152 @@
+// Tuner tests: the search strategies on made-up speed landscapes (a fast but wrong config must
+// never win; budgets hold; climb finds the top of a smooth landscape in fewer evaluations than
+// exhaustive), candidate generation against the device limits, real measurements per space
+// rejecting a broken kernel, and the measurement cache round trip.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+
+#include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/tuner/measurement_cache.hpp"
+#include "kgemm/tuner/problem_bench.hpp"
+#include "kgemm/tuner/search.hpp"
+#include "kgemm/tuner/search_space.hpp"
+
+namespace kgemm::test {
+namespace {
+
+std::vector<Config> grid_of_configs() {
+  std::vector<Config> configs;
+  for (int mb : {16, 32, 64, 128})
+    for (int nb : {16, 32, 64, 128, 256})
+      for (int kb : {32, 64, 128}) configs.push_back({mb, nb, kb, 4, 4, 1});
+  return configs;
+}
+
+// Smooth, single-peaked: best at mb 64, nb 128, kb 64.
+double smooth_speed(const Config& c) {
+  auto closeness = [](int value, int best) { return 1.0 / (1.0 + std::abs(std::log2(double(value) / best))); };
+  return 100.0 * closeness(c.mb, 64) * closeness(c.nb, 128) * closeness(c.kb, 64);
+}
+
+TEST(Search, FastButWrongConfigNeverWins) {
+  const auto configs = grid_of_configs();
+  const Config wrong{128, 256, 128, 4, 4, 1};
+  for (Strategy strategy : {Strategy::Exhaustive, Strategy::Random, Strategy::Climb}) {
+    const SearchOutcome outcome = search(configs, configs[0], strategy, {}, 7, [&](const Config& c) {
+      return c == wrong ? Measurement{false, 1e6, "wrong"} : Measurement{true, smooth_speed(c), ""};
+    });
+    EXPECT_NE(outcome.best, wrong) << to_string(strategy);
+    EXPECT_EQ(outcome.rejected(), 1) << to_string(strategy);
+    EXPECT_EQ(outcome.log.size(), configs.size()) << to_string(strategy) << ": unlimited budget visits all";
+    EXPECT_EQ(outcome.best, (Config{64, 128, 64, 4, 4, 1})) << to_string(strategy);
+  }
+}
+
+TEST(Search, EvaluationBudgetIsRespectedAndRandomIsSeeded) {
+  const auto configs = grid_of_configs();
+  auto speed = [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; };
+  for (Strategy strategy : {Strategy::Exhaustive, Strategy::Random, Strategy::Climb})
+    EXPECT_EQ(search(configs, configs[0], strategy, parse_budget("9"), 3, speed).log.size(), 9u) << to_string(strategy);
+  const auto first = search(configs, configs[0], Strategy::Random, parse_budget("9"), 11, speed);
+  const auto again = search(configs, configs[0], Strategy::Random, parse_budget("9"), 11, speed);
+  ASSERT_EQ(first.log.size(), again.log.size());
+  for (std::size_t i = 0; i < first.log.size(); ++i) EXPECT_EQ(first.log[i].config, again.log[i].config);
+}
+
+TEST(Search, ClimbReachesTheTopOfASmoothLandscapeEarly) {
+  const auto configs = grid_of_configs();
+  const SearchOutcome outcome = search(configs, Config{16, 16, 32, 4, 4, 1}, Strategy::Climb,
+                                       parse_budget(std::to_string(configs.size() / 2)), 5,
+                                       [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; });
+  EXPECT_EQ(outcome.best, (Config{64, 128, 64, 4, 4, 1}));
+}
+
+TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
+  EXPECT_THROW(parse_strategy("annealing"), std::invalid_argument);
+  EXPECT_THROW(parse_budget("ten"), std::invalid_argument);
+  EXPECT_THROW(parse_budget("-3"), std::invalid_argument);
+  EXPECT_THROW(parse_budget("30m"), std::invalid_argument);
+  EXPECT_EQ(parse_budget("30s").seconds, 30.0);
+  EXPECT_EQ(parse_budget("40").evaluations, 40);
+}
+
+TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfig) {
+  const std::string path = ::testing::TempDir() + "kgemm_cache_test.tsv";
+  std::remove(path.c_str());
+  Problem p;
+  p.m = 49, p.n = 2048, p.k = 512;
+  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 12.5, ""}});
+  append_measurement(path, p, {Config{64, 64, 32, 8, 8, 16}, {false, 0, "C(0,1,2)\toff"}});
+  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 13.5, ""}});
+  const auto loaded = load_measurements(path);
+  ASSERT_EQ(loaded.size(), 1u);
+  const auto& list = loaded.at(to_string(p));
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_DOUBLE_EQ(list[0].measurement.gflops, 13.5);
+  EXPECT_FALSE(list[1].measurement.correct);
+  EXPECT_EQ(list[1].measurement.note, "C(0,1,2) off");
+}
+
+// A kernel that is right except for one element of C when it runs `broken`.
+template <class Space>
+class SabotagedBench : public ProblemBench<Space, float> {
+ public:
+  SabotagedBench(const Space& space, const Problem& p, const Config& broken)
+      : ProblemBench<Space, float>(space, p, 99), broken_(broken) {}
+  void run(const Config& config) const override {
+    ProblemBench<Space, float>::run(config);
+    if (config != broken_) return;
+    const auto C = this->output();
+    const int m = int(C.extent(1)) - 1, n = int(C.extent(2)) - 1;
+    Kokkos::parallel_for(
+        "sabotage", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) { C(0, m, n) += 0.5f; });
+  }
+
+ private:
+  Config broken_;
+};
+
+TEST(ProblemBench, MeasuresCorrectConfigsAndRejectsABrokenKernelOnEverySpace) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    for (Kernel kernel : {Kernel::Gemm, Kernel::Batched}) {
+      Problem p;
+      p.kernel = kernel, p.m = 37, p.n = 29, p.k = 131, p.batch = kernel == Kernel::Batched ? 3 : 1;
+      const auto candidates = candidate_configs<Space>(p);
+      ASSERT_GE(candidates.size(), 2u);
+      SabotagedBench<Space> bench(space, p, candidates[1]);
+      const Measurement good = bench.measure(candidates[0]);
+      EXPECT_TRUE(good.correct) << good.note;
+      EXPECT_GT(good.gflops, 0.0);
+      const Measurement bad = bench.measure(candidates[1]);
+      EXPECT_FALSE(bad.correct);
+      EXPECT_NE(bad.note.find("off by"), std::string::npos) << bad.note;
+      const SearchOutcome outcome = search({candidates[0], candidates[1]}, candidates[0], Strategy::Exhaustive, {}, 1,
+                                           [&](const Config& c) { return bench.measure(c); });
+      EXPECT_EQ(outcome.best, candidates[0]);
+    }
+  });
+}
+
+TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    Problem p;
+    p.m = 3136, p.n = 64, p.k = 576;
+    const auto candidates = candidate_configs<Space>(p);
+    EXPECT_GT(candidates.size(), 10u) << Space::name();
+    std::set<std::string> names;
+    for (const Config& c : candidates) {
+      EXPECT_EQ(detail::why_illegal<Space>(p, c), "") << Space::name() << " " << to_string(c);
+      EXPECT_LE(c.nb, 64) << "blocks wider than N = 64 only add padding";
+      names.insert(to_string(c));
+    }
+    EXPECT_EQ(names.size(), candidates.size());
+  });
+}
+
+}  // namespace
+}  // namespace kgemm::test

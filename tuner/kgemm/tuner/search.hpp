@@ -1,0 +1,59 @@
+#pragma once
+// Search strategies over a list of candidate configs, independent of what measuring one costs:
+// the autotuner plugs in real kernel runs, tests plug in made-up speeds (including a fast but
+// wrong config, which must never win), and --replay plugs in a cache of earlier measurements.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kgemm/config.hpp"
+
+namespace kgemm {
+
+enum class Strategy {
+  Exhaustive,  // every candidate, in order
+  Random,      // candidates in random order, until the budget runs out
+  Climb,       // hill climbing from the space default over neighbouring configs (one parameter
+               // one step away), restarting from a random candidate at each local optimum
+};
+Strategy parse_strategy(const std::string& text);
+const char* to_string(Strategy strategy);
+
+// Per problem: at most `evaluations` candidates and `seconds` of search; 0 = no limit.
+struct Budget {
+  int evaluations = 0;
+  double seconds = 0;
+};
+// "40" (evaluations) or "30s" (seconds); throws std::invalid_argument otherwise.
+Budget parse_budget(const std::string& text);
+
+struct Measurement {
+  bool correct = false;  // checked against the fp64 reference; incorrect ones never win
+  double gflops = 0;
+  std::string note;      // why it was rejected
+};
+
+struct Evaluated {
+  Config config;
+  Measurement measurement;
+};
+
+struct SearchOutcome {
+  Config best;
+  double best_gflops = 0;  // 0 when no candidate was correct
+  std::vector<Evaluated> log;  // in evaluation order
+  int rejected() const;
+};
+
+using Evaluate = std::function<Measurement(const Config&)>;
+// Called after each evaluation with the outcome so far and the number of candidates.
+using OnProgress = std::function<void(const SearchOutcome&, std::size_t candidates)>;
+
+// Searches `candidates` (the legal configs for one problem). `start` seeds Climb (ignored if
+// not a candidate). `seed` makes Random and Climb repeatable.
+SearchOutcome search(const std::vector<Config>& candidates, const Config& start, Strategy strategy,
+                     const Budget& budget, std::uint64_t seed, const Evaluate& evaluate,
+                     const OnProgress& on_progress = {});
+
+}  // namespace kgemm

@@ -1,0 +1,54 @@
+#include "kgemm/tuner/measurement_cache.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace kgemm {
+
+void append_measurement(const std::string& path, const Problem& problem, const Evaluated& e) {
+  std::ofstream out(path, std::ios::app);
+  std::string note = e.measurement.note;
+  std::replace(note.begin(), note.end(), '\t', ' ');
+  std::replace(note.begin(), note.end(), '\n', ' ');
+  out << to_string(problem) << '\t' << to_string(e.config) << '\t'
+      << (e.measurement.correct ? std::to_string(e.measurement.gflops) : "wrong") << '\t' << note << '\n';
+  if (!out) throw std::runtime_error("kgemm: cannot append to measurement cache " + path);
+}
+
+std::map<std::string, std::vector<Evaluated>> load_measurements(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("kgemm: cannot read measurement cache " + path);
+  std::map<std::string, std::vector<Evaluated>> by_problem;
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (line.empty()) continue;
+    std::istringstream fields(line);
+    std::string problem, config, value;
+    std::getline(fields, problem, '\t');
+    std::getline(fields, config, '\t');
+    std::getline(fields, value, '\t');
+    Evaluated e;
+    try {
+      problem = to_string(parse_problem(problem));
+      e.config = parse_config(config);
+      e.measurement.correct = value != "wrong";
+      e.measurement.gflops = e.measurement.correct ? std::stod(value) : 0.0;
+    } catch (const std::exception& error) {
+      throw std::runtime_error("kgemm: " + path + ":" + std::to_string(number) + ": not a measurement line (" +
+                               error.what() + ")");
+    }
+    std::getline(fields, e.measurement.note);
+    auto& list = by_problem[problem];
+    const auto same = std::find_if(list.begin(), list.end(), [&](const Evaluated& x) { return x.config == e.config; });
+    if (same != list.end())
+      *same = e;
+    else
+      list.push_back(e);
+  }
+  return by_problem;
+}
+
+}  // namespace kgemm
