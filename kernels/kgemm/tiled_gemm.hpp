@@ -32,7 +32,21 @@ struct TiledGemm {
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr int RM = Traits::micro_run(TM);
   static constexpr int RN = Traits::micro_run(TN);
-  static constexpr int kAlign = 16;
+  static constexpr int kAlign = 64;  // scratch regions start on a cache line
+
+  // RM (RN) consecutive accumulator values read as one aligned access: 16-byte shared-memory
+  // loads on GPUs (a quarter of the load instructions, and of the shared-memory wavefronts),
+  // whole SIMD registers on CPUs. Runs start at multiples of their length in rows whose length
+  // is a multiple of it, from 64-byte aligned regions, so the alignment holds.
+  template <int R>
+  struct alignas(sizeof(Acc) * R) Run {
+    Acc v[R];
+  };
+  template <int R>
+  KOKKOS_INLINE_FUNCTION static void load_run(const Acc* from, Acc* to) {
+    const Run<R> run = *reinterpret_cast<const Run<R>*>(from);
+    for (int q = 0; q < R; ++q) to[q] = run.v[q];
+  }
 
   GemmArgs<Scalar> args;
   TileGrid grid;
@@ -42,13 +56,18 @@ struct TiledGemm {
 
   // Scratch per team: the A slab (KB x MB, k-major), the B slab (KB x NB) and, when threads
   // walk several micro-tiles, the block's partial sums between slabs.
-  static std::size_t region_bytes(std::size_t elements) { return elements * sizeof(Acc) + kAlign; }
-  std::size_t scratch_bytes() const {
-    std::size_t bytes = region_bytes(std::size_t(grid.kb) * grid.ld_a) +
-                        region_bytes(std::size_t(grid.kb) * grid.ld_b);
-    if (grid.tiles_per_thread > 1) bytes += region_bytes(std::size_t(grid.mb) * grid.nb);
-    return bytes;
+  // The regions are carved out of one allocation: offsets from a single scratch pointer let
+  // the CUDA compiler see every access is to shared memory (LDS/STS rather than generic loads).
+  KOKKOS_INLINE_FUNCTION static std::size_t region_elements(std::size_t elements) {
+    constexpr std::size_t per_line = kAlign / sizeof(Acc);
+    return (elements + per_line - 1) / per_line * per_line;
   }
+  KOKKOS_INLINE_FUNCTION std::size_t a_elements() const { return region_elements(std::size_t(grid.kb) * grid.ld_a); }
+  KOKKOS_INLINE_FUNCTION std::size_t b_elements() const { return region_elements(std::size_t(grid.kb) * grid.ld_b); }
+  KOKKOS_INLINE_FUNCTION std::size_t scratch_elements() const {
+    return a_elements() + b_elements() + (grid.tiles_per_thread > 1 ? std::size_t(grid.mb) * grid.nb : 0);
+  }
+  std::size_t scratch_bytes() const { return scratch_elements() * sizeof(Acc) + kAlign; }  // + alignment slack
   int league_size() const { return grid.blocks_m * grid.blocks_n * args.batch; }
 
   // Row (column) of the block that element ii (jj) of micro-tile row tile_m (column tile_n) maps to.
@@ -106,18 +125,27 @@ struct TiledGemm {
       team_for_2d(team, grid.nb, kc, [&](int j, int k) { copy(k, j); });
   }
 
-  // acc += a_slab[0:kc, rows] (x) b_slab[0:kc, cols] for one micro-tile.
+  // acc += a_slab[k, rows] (x) b_slab[k, cols] for one micro-tile and one k.
+  KOKKOS_INLINE_FUNCTION void multiply_step(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab, int tile_m,
+                                            int tile_n, int k) const {
+    const Acc* a_k = a_slab + k * grid.ld_a;
+    const Acc* b_k = b_slab + k * grid.ld_b;
+    Acc a[TM], bv[TN];
+    for (int ii = 0; ii < TM; ii += RM) load_run<RM>(a_k + row_of(tile_m, ii), a + ii);
+    for (int jj = 0; jj < TN; jj += RN) load_run<RN>(b_k + col_of(tile_n, jj), bv + jj);
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii] * bv[jj];
+  }
+
+  // The whole slab, four k at a time: a fixed-length inner loop the compiler unrolls, so the
+  // scratch loads of the next k are issued before the multiplies of this one.
   KOKKOS_INLINE_FUNCTION void multiply(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab,
                                        int tile_m, int tile_n, int kc) const {
-    for (int k = 0; k < kc; ++k) {
-      const Acc* a_k = a_slab + k * grid.ld_a;
-      const Acc* b_k = b_slab + k * grid.ld_b;
-      Acc a[TM], bv[TN];
-      for (int ii = 0; ii < TM; ++ii) a[ii] = a_k[row_of(tile_m, ii)];
-      for (int jj = 0; jj < TN; ++jj) bv[jj] = b_k[col_of(tile_n, jj)];
-      for (int ii = 0; ii < TM; ++ii)
-        for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii] * bv[jj];
-    }
+    constexpr int kUnroll = 4;
+    int k = 0;
+    for (; k + kUnroll <= kc; k += kUnroll)
+      for (int u = 0; u < kUnroll; ++u) multiply_step(acc, a_slab, b_slab, tile_m, tile_n, k + u);
+    for (; k < kc; ++k) multiply_step(acc, a_slab, b_slab, tile_m, tile_n, k);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -131,11 +159,10 @@ struct TiledGemm {
 
     const int level = Traits::scratch_level;  // a copy: device code cannot bind the static member
     auto& scratch = team.team_scratch(level);
-    Acc* a_slab = static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.kb) * grid.ld_a * sizeof(Acc), kAlign));
-    Acc* b_slab = static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.kb) * grid.ld_b * sizeof(Acc), kAlign));
+    Acc* a_slab = Traits::in_scratch(static_cast<Acc*>(scratch.get_shmem_aligned(scratch_elements() * sizeof(Acc), kAlign)));
+    Acc* b_slab = a_slab + a_elements();
     const bool in_registers = grid.tiles_per_thread == 1;
-    Acc* partial = in_registers ? nullptr
-                                : static_cast<Acc*>(scratch.get_shmem_aligned(std::size_t(grid.mb) * grid.nb * sizeof(Acc), kAlign));
+    Acc* partial = b_slab + b_elements();
 
     const int tiles = grid.tiles_m * grid.tiles_n;
     Acc acc[TM][TN];

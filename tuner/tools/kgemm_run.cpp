@@ -26,8 +26,18 @@ Runs the im2col GEMM shapes of a ResNet through kgemm::gemm and prints GFLOP/s p
   --reps N        timed repetitions per shape, median (default: 10)
   --config STR    run every shape with this config (e.g. mb128_nb64_kb16_tm8_tn4_team256)
                   instead of the dispatched one
+  --list-shapes   print the shapes as CSV (set,layer,m,n,k) and exit: the input of the
+                  cuBLAS peer (benchmarks/cublas_peer)
   --help
 )";
+
+void list_shapes(const kgemm::CommandLine& cli) {
+  const std::string model = cli.get("model", "resnet50");
+  const int image = cli.get_int("image", 224), batch = cli.get_int("batch", 1);
+  std::printf("set,layer,m,n,k\n");
+  for (const auto& s : kgemm::resnet_gemm_shapes(model, image, batch))
+    std::printf("%s_i%d_b%d,%s,%d,%d,%d\n", model.c_str(), image, batch, s.layer.c_str(), s.m, s.n, s.k);
+}
 
 template <class Scalar, class ExecSpace>
 void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
@@ -63,9 +73,13 @@ void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
 
 int main(int argc, char** argv) {
   try {
-    kgemm::CommandLine cli(argc, argv, {"space", "model", "image", "batch", "dtype", "reps", "config"}, {"help"});
+    kgemm::CommandLine cli(argc, argv, {"space", "model", "image", "batch", "dtype", "reps", "config"}, {"help", "list-shapes"});
     if (cli.has("help")) {
       std::cout << kHelp;
+      return 0;
+    }
+    if (cli.has("list-shapes")) {
+      list_shapes(cli);
       return 0;
     }
     kgemm::pin_openmp_threads_unless_set();

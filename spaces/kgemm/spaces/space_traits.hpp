@@ -27,6 +27,11 @@ struct SpaceTraits {
   static ParamRanges ranges() { return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}}; }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
+  // Team scratch is ordinary memory here.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T* in_scratch(T* p) {
+    return p;
+  }
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -45,6 +50,19 @@ struct SpaceTraits<Kokkos::Cuda> {
   }
   // One micro-tile per thread: partial sums between K slabs then stay in registers.
   static bool worth_trying(const Config& c) { return c.team == c.micro_tiles(); }
+  // Team scratch is shared memory, but Kokkos hands it out as a generic pointer, and nvcc then
+  // emits generic loads and stores (LD/ST, slower) for the slabs. Rebased on an extern
+  // __shared__ array (all of them start at the dynamic shared-memory base, where level-0
+  // scratch lives) the same address is known to be shared: LDS/STS.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static T* in_scratch(T* p) {
+#if defined(__CUDA_ARCH__)
+    extern __shared__ char kgemm_dynamic_shared[];
+    return reinterpret_cast<T*>(kgemm_dynamic_shared + (reinterpret_cast<char*>(p) - kgemm_dynamic_shared));
+#else
+    return p;
+#endif
+  }
 };
 #endif
 

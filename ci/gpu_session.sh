@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One GPU session, everything in one call (GPU time is scarce): tests, autotune, benchmarks and
+# the cuBLAS peer, on a machine that has the GPU and its own CUDA (nvcc + cuBLAS) but possibly
+# not the toolchain kgemm was built with. Results go to $OUT (default ./gpu-results).
+# Usage: ci/gpu_session.sh BUILD_DIR [steps...]   steps: tests tune bench peer (default: all)
+#   KGEMM_TUNE_BUDGET   per-shape budget for autotune (default 30)
+#   KGEMM_BATCHES       batch sizes (default 1,128)
+set -uo pipefail
+build=$(cd "$1" && pwd); shift
+steps=${*:-tests tune bench peer}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$PWD/gpu-results}
+mkdir -p "$out"
+budget=${KGEMM_TUNE_BUDGET:-30}
+batches=${KGEMM_BATCHES:-1,128}
+# Runtime libraries shipped beside a cross-built binary (see docs/gpu.md).
+[ -d "$build/lib" ] && export LD_LIBRARY_PATH=$build/lib:${LD_LIBRARY_PATH:-}
+export KGEMM_CONFIG_FILE=$out/cuda-store.yaml
+has() { [[ " $steps " == *" $1 "* ]]; }
+log() { echo "=== $(date +%T) $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
+
+if has tests; then
+  log tests
+  "$build/tests/test_gemm" --gtest_filter='-*Serial*' --gtest_brief=1 > "$out/test_gemm.log" 2>&1
+  echo "test_gemm rc=$? $(tail -1 "$out/test_gemm.log")"
+  "$build/tests/test_tuner" --gtest_brief=1 > "$out/test_tuner.log" 2>&1
+  echo "test_tuner rc=$? $(tail -1 "$out/test_tuner.log")"
+fi
+
+if has tune; then
+  log "autotune gemm (budget $budget)"
+  "$build/tuner/autotune" --space cuda --shapes resnet50 --batch "$batches" --dtype fp32,fp16 --budget "$budget" \
+      --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" --resume > "$out/autotune.log" 2> "$out/autotune.err"
+  echo "autotune rc=$? $(grep -h 'geometric-mean' "$out/autotune.log")"
+  log "autotune batched (budget $budget)"
+  "$build/tuner/autotune" --space cuda --shapes resnet50 --batch 128 --dtype fp32 --batched --budget "$budget" \
+      --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" --resume > "$out/autotune-batched.log" 2>> "$out/autotune.err"
+  echo "autotune batched rc=$? $(grep -h 'geometric-mean' "$out/autotune-batched.log")"
+fi
+
+if has bench; then
+  for b in ${batches//,/ }; do
+    log "benchmarks batch $b"
+    "$build/benchmarks/kgemm-bench-gemm" --space cuda --batch "$b" --dtype fp32,fp16 \
+        --benchmark_out="$out/bench-gemm-b$b.json" --benchmark_out_format=json > "$out/bench-gemm-b$b.log" 2>&1
+    echo "bench gemm b$b rc=$?"
+  done
+  "$build/benchmarks/kgemm-bench-batched" --space cuda --dtype fp32 \
+      --benchmark_out="$out/bench-batched.json" --benchmark_out_format=json > "$out/bench-batched.log" 2>&1
+  echo "bench batched rc=$?"
+fi
+
+if has peer; then
+  log "cuBLAS peer"
+  "$repo/benchmarks/cublas_peer/build.sh" "$out/cublas_peer" > "$out/cublas_build.log" 2>&1 || { echo "cublas build failed"; tail "$out/cublas_build.log"; }
+  : > "$out/shapes.csv"
+  for b in ${batches//,/ }; do
+    "$build/tuner/kgemm-run" --list-shapes --batch "$b" | { [ -s "$out/shapes.csv" ] && tail -n +2 || cat; } >> "$out/shapes.csv"
+  done
+  "$out/cublas_peer" --shapes "$out/shapes.csv" --dtype fp32,fp16 --squares 8,16,32,64 --batched-shapes \
+      --out "$out/cublas.json" > "$out/cublas.log" 2>&1
+  echo "cublas rc=$? $(grep -i geometric "$out/cublas.log" | head -4 | tr '\n' ' ')"
+fi
+log done
