@@ -23,7 +23,7 @@ struct SpaceTraits {
   static constexpr int scratch_pad = 0;
   // Level 1: host team scratch is plain memory; level 0 caps it at 32 KiB.
   static constexpr int scratch_level = 1;
-  static Config default_config() { return {64, 128, 128, 8, 16, 1}; }
+  static Config default_config() { return {64, 64, 256, 8, 8, 1}; }
   static ParamRanges ranges() { return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}}; }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
@@ -44,7 +44,7 @@ struct SpaceTraits<Kokkos::Cuda> {
   static constexpr int micro_run(int extent) { return extent % 4 == 0 ? 4 : extent; }
   static constexpr int scratch_pad = 4;
   static constexpr int scratch_level = 0;  // shared memory
-  static Config default_config() { return {64, 64, 16, 4, 4, 256}; }
+  static Config default_config() { return {128, 64, 16, 8, 4, 256}; }
   static ParamRanges ranges() {
     return {{32, 64, 128, 256}, {32, 64, 128, 256}, {8, 16, 32}, {32, 64, 128, 256, 512}};
   }
