@@ -38,16 +38,23 @@ if has tune; then
   "$build/tuner/autotune" --space cuda --shapes resnet50 --batch 128 --dtype fp32 --batched --budget "$budget" \
       --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" --resume > "$out/autotune-batched.log" 2>> "$out/autotune.err"
   echo "autotune batched rc=$? $(grep -h 'geometric-mean' "$out/autotune-batched.log")"
+  for n in 8 16 32 64; do  # the batched squares of the benchmarks: batch = 2^24 / n^2
+    "$build/tuner/autotune" --space cuda --shape ${n}x${n}x${n} --batch $((16777216 / n / n)) --dtype fp32 --batched \
+        --budget "$budget" --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" --resume >> "$out/autotune-batched.log" 2>> "$out/autotune.err"
+  done
 fi
 
 if has bench; then
+  # This session's store when it tuned, else the one dispatch finds (the repository's configs/).
+  [ -f "$KGEMM_CONFIG_FILE" ] || unset KGEMM_CONFIG_FILE
+  short="--benchmark_min_time=0.05 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true"
   for b in ${batches//,/ }; do
     log "benchmarks batch $b"
-    "$build/benchmarks/kgemm-bench-gemm" --space cuda --batch "$b" --dtype fp32,fp16 \
+    "$build/benchmarks/kgemm-bench-gemm" --space cuda --batch "$b" --dtype fp32,fp16 $short \
         --benchmark_out="$out/bench-gemm-b$b.json" --benchmark_out_format=json > "$out/bench-gemm-b$b.log" 2>&1
     echo "bench gemm b$b rc=$?"
   done
-  "$build/benchmarks/kgemm-bench-batched" --space cuda --dtype fp32 \
+  "$build/benchmarks/kgemm-bench-batched" --space cuda --dtype fp32 --shared-b --batch 128 $short \
       --benchmark_out="$out/bench-batched.json" --benchmark_out_format=json > "$out/bench-batched.log" 2>&1
   echo "bench batched rc=$?"
 fi

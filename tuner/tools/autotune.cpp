@@ -242,10 +242,11 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     kgemm::TunedEntry entry;
     entry.problem = problem;
     entry.candidates = int(outcome.log.size());
-    entry.default_gflops = baseline.correct ? baseline.gflops : 0;
+    auto tenths = [](double gflops) { return std::round(gflops * 10) / 10; };  // short, diff-friendly lines
+    entry.default_gflops = baseline.correct ? tenths(baseline.gflops) : 0;
     const bool default_wins = baseline.correct && baseline.gflops >= outcome.best_gflops;
     entry.config = default_wins ? fallback : outcome.best;
-    entry.gflops = default_wins ? baseline.gflops : outcome.best_gflops;
+    entry.gflops = tenths(default_wins ? baseline.gflops : outcome.best_gflops);
     if (entry.gflops <= 0) {
       std::fprintf(stderr, "[%d/%d] %s: no correct config found; nothing stored\n", index, int(todo.size()), key.c_str());
       continue;

@@ -1,0 +1,68 @@
+#pragma once
+// One benchmark row: its six-field name (RESULTS_SCHEMA.md), the problem counters every row
+// carries, and its registration with the settings all rows share.
+#include <benchmark/benchmark.h>
+
+#include <cctype>
+#include <exception>
+#include <string>
+
+#include "kgemm/dtype.hpp"
+
+namespace kgemm_bench {
+
+struct Row {
+  std::string op;     // gemm | batched
+  std::string impl;   // kgemm | kgemm-default | openblas | kokkosblas | kkbatched
+  std::string space;  // serial | openmp | cuda
+  std::string dtype;  // fp32 | fp16
+  std::string set;    // resnet50_i224_b1 | squares
+  std::string layer;  // the label's first part; empty for the squares
+  int m = 0, n = 0, k = 0;
+  int batch = 1;  // independent products per call (batched); 1 for gemm
+
+  std::string name() const {
+    return op + "/" + impl + "/" + space + "/" + dtype + "/" + set + "/m" + std::to_string(m) + "_n" +
+           std::to_string(n) + "_k" + std::to_string(k);
+  }
+  double flops() const { return 2.0 * m * n * double(k) * batch; }
+};
+
+inline const char* dtype_name(kgemm::DType t) { return t == kgemm::DType::F32 ? "fp32" : "fp16"; }
+
+template <class ExecSpace>
+std::string space_name() {
+  std::string name;
+  for (const char* p = ExecSpace::name(); *p; ++p) name += char(std::tolower(static_cast<unsigned char>(*p)));
+  return name;
+}
+
+inline std::string resnet_set_name(const std::string& model, int image, int batch) {
+  return model + "_i" + std::to_string(image) + "_b" + std::to_string(batch);
+}
+
+// Registers measure(state, row) under row.name(). Time is manual (each measure reports the fenced
+// kernel time of its iterations) in µs; GFLOP/s is a rate over that time. An exception (a config
+// the space cannot run, memory exhausted) fails this row only.
+template <class Measure>
+void register_row(const Row& row, Measure measure) {
+  benchmark::RegisterBenchmark(row.name().c_str(),
+                               [row, measure](benchmark::State& state) {
+                                 state.counters["GFLOP/s"] = benchmark::Counter(
+                                     row.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+                                 state.counters["M"] = row.m;
+                                 state.counters["N"] = row.n;
+                                 state.counters["K"] = row.k;
+                                 state.counters["batch"] = row.batch;
+                                 state.SetLabel(row.layer);
+                                 try {
+                                   measure(state, row);
+                                 } catch (const std::exception& e) {
+                                   state.SkipWithError(e.what());
+                                 }
+                               })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace kgemm_bench

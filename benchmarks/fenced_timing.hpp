@@ -1,0 +1,81 @@
+#pragma once
+// What one call costs, measured apart so the overheads show (RESULTS_SCHEMA.md's counters):
+// the kernel, fenced, as Google Benchmark's manual time; launching it; one call from an idle
+// space to completion; and on a GPU moving its operands between host and device.
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "kgemm/tuner/timing.hpp"
+
+namespace kgemm_bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+inline double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// Each iteration runs call(i) on the next of `sets` operand sets and waits for it, so the time is
+// the kernel's own and never a queue of launches. One untimed call first: page faults, the
+// config store's first lookup and the GPU's clocks are no part of a call's cost.
+template <class ExecSpace, class Call>
+void time_fenced_calls(benchmark::State& state, const ExecSpace& space, int sets, const Call& call) {
+  call(sets - 1);
+  space.fence();
+  int next = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    call(next);
+    space.fence();
+    state.SetIterationTime(seconds_since(start));
+    next = (next + 1) % sets;
+  }
+}
+
+// launch_us: host time until the call returns (on host spaces the work runs inside the call, so it
+// matches call_us); call_us: launch to completion. Medians of up to 10 calls, each on an idle space:
+// no more than the timed loop ran (at least 3), so slow calls, where launching is negligible anyway,
+// don't spend most of the run here.
+template <class ExecSpace, class Call>
+void report_call_overheads(benchmark::State& state, const ExecSpace& space, int sets, const Call& call) {
+  const int calls = int(std::clamp<benchmark::IterationCount>(state.iterations(), 3, 10));
+  std::vector<double> launch(calls), complete(calls);
+  for (int i = 0; i < calls; ++i) {
+    space.fence();
+    const auto start = Clock::now();
+    call(i % sets);
+    launch[i] = seconds_since(start);
+    space.fence();
+    complete[i] = seconds_since(start);
+  }
+  state.counters["launch_us"] = 1e6 * median(launch);
+  state.counters["call_us"] = 1e6 * median(complete);
+}
+
+// transfer_us, only where the operands live off the host: A and B host->device and C
+// device->host once (pageable host memory, as an application's own arrays), median of 5.
+template <class ExecSpace, class AV, class BV, class CV>
+void report_transfer(benchmark::State& state, const ExecSpace& space, const AV& A, const BV& B, const CV& C) {
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename CV::memory_space>::accessible) {
+    const auto host_A = Kokkos::create_mirror_view(A);
+    const auto host_B = Kokkos::create_mirror_view(B);
+    const auto host_C = Kokkos::create_mirror_view(C);
+    const auto round_trip = [&] {
+      Kokkos::deep_copy(A, host_A);
+      Kokkos::deep_copy(B, host_B);
+      Kokkos::deep_copy(host_C, C);
+    };
+    state.counters["transfer_us"] = 1e6 * kgemm::time_median(space, round_trip, 0, 5).median_s;
+  }
+}
+
+}  // namespace kgemm_bench
