@@ -1,0 +1,111 @@
+// The small things every room relies on: the canonical Config and Problem strings, the shape
+// catalogue against the source thesis' table, and the clear rejection of bad calls before any
+// launch (per space: scratch and team limits are the device's).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "kgemm.hpp"
+#include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/tuner/catalogue.hpp"
+
+namespace kgemm::test {
+namespace {
+
+TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
+  const Config c{128, 64, 16, 8, 4, 256};
+  EXPECT_EQ(to_string(c), "mb128_nb64_kb16_tm8_tn4_team256");
+  EXPECT_EQ(parse_config(to_string(c)), c);
+  for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
+                          "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256"})
+    EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
+}
+
+TEST(ProblemKey, RoundTripsAndRejectsMalformedText) {
+  Problem p;
+  p.kernel = Kernel::Batched, p.dtype = DType::F16, p.b_order = 't', p.m = 3136, p.n = 64, p.k = 576, p.batch = 128;
+  EXPECT_EQ(to_string(p), "batched_f16_nt_m3136_n64_k576_b128");
+  EXPECT_EQ(parse_problem(to_string(p)), p);
+  EXPECT_THROW(parse_problem("gemm_f64_nn_m1_n1_k1_b1"), std::invalid_argument);
+  EXPECT_THROW(parse_problem("gemm_f32_nn_m1_n1_k1"), std::invalid_argument);
+}
+
+// Section 5.2.1 of the source thesis (../shared/seeds/003_*.txt): the 20 distinct im2col GEMMs
+// of ResNet-50 v1.5 at 224x224, batch 1, as (M, N, K) in the thesis' order.
+TEST(Catalogue, ReproducesTheThesisResNet50Table) {
+  const std::vector<std::array<int, 3>> thesis = {
+      {12544, 64, 147}, {3136, 64, 64},    {3136, 64, 576},   {3136, 256, 64},   {3136, 64, 256},
+      {3136, 128, 256}, {784, 128, 1152},  {784, 512, 128},   {784, 512, 256},   {784, 128, 512},
+      {784, 256, 512},  {196, 256, 2304},  {196, 1024, 256},  {196, 1024, 512},  {196, 256, 1024},
+      {196, 512, 1024}, {49, 512, 4608},   {49, 2048, 512},   {49, 2048, 1024},  {49, 512, 2048}};
+  const auto shapes = resnet_gemm_shapes("resnet50", 224, 1);
+  ASSERT_EQ(shapes.size(), thesis.size());
+  for (std::size_t i = 0; i < thesis.size(); ++i) {
+    EXPECT_EQ((std::array<int, 3>{shapes[i].m, shapes[i].n, shapes[i].k}), thesis[i]) << "row " << i + 1;
+  }
+  int convs = 0;
+  for (const auto& s : shapes) convs += s.count;
+  EXPECT_EQ(convs, 53);  // conv1 + 16 bottlenecks x 3 + 4 downsamples
+}
+
+TEST(Catalogue, ScalesWithBatchAndImageAndCoversOtherModels) {
+  const auto base = resnet_gemm_shapes("resnet50", 224, 1);
+  const auto batched = resnet_gemm_shapes("resnet50", 224, 128);
+  ASSERT_EQ(base.size(), batched.size());
+  for (std::size_t i = 0; i < base.size(); ++i) EXPECT_EQ(batched[i].m, 128 * base[i].m);
+  EXPECT_EQ(resnet_gemm_shapes("resnet50", 512, 1)[0].m, 256 * 256);  // conv1: stride 2, pad 3
+  int convs18 = 0, convs34 = 0;
+  for (const auto& s : resnet_gemm_shapes("resnet18")) convs18 += s.count;
+  for (const auto& s : resnet_gemm_shapes("resnet34")) convs34 += s.count;
+  EXPECT_EQ(convs18, 20);  // 1 + 16 + 3 downsamples
+  EXPECT_EQ(convs34, 36);  // 1 + 32 + 3 downsamples
+  EXPECT_THROW(resnet_gemm_shapes("resnet101"), std::invalid_argument);
+  EXPECT_THROW(resnet_gemm_shapes("resnet50", 0, 1), std::invalid_argument);
+}
+
+// Runs f and expects std::invalid_argument whose message contains every fragment.
+template <class F>
+void expect_rejected(F&& f, const std::vector<std::string>& fragments) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    for (const auto& fragment : fragments)
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what() << "\nmissing: " << fragment;
+  }
+}
+
+TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    using Matrix = Kokkos::View<float**, Kokkos::LayoutRight, typename Space::memory_space>;
+    Matrix A("A", 8, 5), B("B", 5, 6), C("C", 8, 6), wrong("wrong", 4, 6);
+    auto with = [&](const Config& c) {
+      Options o;
+      o.config = c;
+      return o;
+    };
+    expect_rejected([&] { gemm(A, B, wrong); }, {"shape mismatch", "C is 4x6"});
+    expect_rejected([&] { gemm(A, B, C, with({4096, 4096, 256, 8, 8, 1})); }, {"team scratch", "shrink mb, nb or kb"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 100000})); }, {"team size 100000", "maximum"});
+    expect_rejected([&] { gemm(A, B, C, with({30, 64, 8, 4, 4, 1})); }, {"not a multiple of the micro-tile"});
+    expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"must be positive"});
+    Options fp16_accumulation;
+    fp16_accumulation.accum = Accum::F16;
+    expect_rejected([&] { gemm(A, B, C, fp16_accumulation); }, {"fp16 accumulation", "fp32 data"});
+    Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> A3("A3", 3, 8, 5), C3("C3", 2, 8, 6);
+    expect_rejected([&] { batched_gemm(space, Op::N, Op::N, 1.0f, A3, B, 0.0f, C3); }, {"batch counts differ"});
+  });
+}
+
+TEST(Validation, UnknownOrDisabledSpaceNamesAreRejected) {
+  expect_rejected([] { with_space("hip", [](auto) {}); }, {"hip"});
+  with_space("SERIAL", [](auto space) { EXPECT_STREQ(decltype(space)::name(), "Serial"); });
+}
+
+}  // namespace
+}  // namespace kgemm::test
