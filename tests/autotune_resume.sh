@@ -7,6 +7,7 @@ set -euo pipefail
 autotune=$1 space=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+trap 'echo "autotune_resume.sh: line $LINENO failed"; tail -n 5 "$dir"/*.log "$dir"/*.err 2>/dev/null' ERR
 store=$dir/store.yaml
 tune() { "$autotune" --space "$space" --budget 3 --reps 2 --out "$store" "$@"; }
 
