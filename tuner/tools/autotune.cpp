@@ -111,6 +111,12 @@ kgemm::ConfigStore open_store(const std::string& path, const kgemm::DeviceInfo& 
   return store;
 }
 
+std::string format_significant(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
 std::string clock_text(double seconds) {
   char text[32];
   const int s = int(seconds + 0.5);
@@ -242,12 +248,13 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     kgemm::TunedEntry entry;
     entry.problem = problem;
     entry.candidates = int(outcome.log.size());
-    auto tenths = [](double gflops) { return std::round(gflops * 10) / 10; };  // short, diff-friendly lines
-    entry.default_gflops = baseline.correct ? tenths(baseline.gflops) : 0;
+    // Four significant digits: short, diff-friendly lines, and a tiny problem's speed stays non-zero.
+    auto rounded = [](double gflops) { return std::stod(format_significant(gflops)); };
+    entry.default_gflops = baseline.correct ? rounded(baseline.gflops) : 0;
     const bool default_wins = baseline.correct && baseline.gflops >= outcome.best_gflops;
     entry.config = default_wins ? fallback : outcome.best;
-    entry.gflops = tenths(default_wins ? baseline.gflops : outcome.best_gflops);
-    if (entry.gflops <= 0) {
+    entry.gflops = rounded(default_wins ? baseline.gflops : outcome.best_gflops);
+    if (!baseline.correct && outcome.best_gflops <= 0) {
       std::fprintf(stderr, "[%d/%d] %s: no correct config found; nothing stored\n", index, int(todo.size()), key.c_str());
       continue;
     }
