@@ -46,7 +46,8 @@ struct SpaceTraits<Kokkos::Cuda> {
   static constexpr int scratch_level = 0;  // shared memory
   static Config default_config() { return {128, 64, 16, 8, 4, 256}; }
   static ParamRanges ranges() {
-    return {{32, 64, 128, 256}, {32, 64, 128, 256}, {8, 16, 32}, {32, 64, 128, 256, 512}};
+    // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs.
+    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {32, 64, 128, 256, 512}};
   }
   // One micro-tile per thread: partial sums between K slabs then stay in registers.
   static bool worth_trying(const Config& c) { return c.team == c.micro_tiles(); }
