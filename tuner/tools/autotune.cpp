@@ -239,10 +239,14 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       };
 
     const kgemm::Measurement baseline = recorded_measure(fallback);
+    // The default is usually a candidate too (climb starts there): reuse its measurement.
+    const kgemm::Evaluate measure_once = [&](const kgemm::Config& c) {
+      return c == fallback ? baseline : recorded_measure(c);
+    };
     const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, budget);
     const kgemm::SearchOutcome outcome =
-        kgemm::search(candidates, fallback, strategy, budget, cli.get_int("seed", 1), recorded_measure, std::ref(progress));
+        kgemm::search(candidates, fallback, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
     progress.finish();
 
     kgemm::TunedEntry entry;
