@@ -2,12 +2,16 @@
 # One GPU session, everything in one call (GPU time is scarce): tests, autotune, benchmarks and
 # the cuBLAS peer, on a machine that has the GPU and its own CUDA (nvcc + cuBLAS) but possibly
 # not the toolchain kgemm was built with. Results go to $OUT (default ./gpu-results).
-# Usage: ci/gpu_session.sh BUILD_DIR [steps...]   steps: tests tune bench peer (default: all)
+# Usage: ci/gpu_session.sh BUILD_DIR [steps...]   steps: tests probe tune bench peer
+#   (default: tests tune bench peer)
 #   KGEMM_TUNE_BUDGET   per-shape budget for autotune (default 30)
 #   KGEMM_BATCHES       batch sizes (default 1,128)
+#   KGEMM_PROBE         for probe: space-separated dtype:batch:config triples, each run over the
+#                       20 shapes with kgemm-run (a kernel change measured before re-tuning)
 set -uo pipefail
 build=$(cd "$1" && pwd); shift
 steps=${*:-tests tune bench peer}
+probes=${KGEMM_PROBE:-}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$PWD/gpu-results}
 mkdir -p "$out"
@@ -25,8 +29,20 @@ if has tests; then
   log tests
   "$build/tests/test_gemm" --gtest_filter='-*Serial*' --gtest_brief=1 > "$out/test_gemm.log" 2>&1
   echo "test_gemm rc=$? $(tail -1 "$out/test_gemm.log")"
-  "$build/tests/test_tuner" --gtest_brief=1 > "$out/test_tuner.log" 2>&1
-  echo "test_tuner rc=$? $(tail -1 "$out/test_tuner.log")"
+  for t in test_tuner test_api test_store; do
+    "$build/tests/$t" --gtest_brief=1 > "$out/$t.log" 2>&1
+    echo "$t rc=$? $(tail -1 "$out/$t.log")"
+  done
+fi
+
+if has probe; then
+  log probe
+  for p in $probes; do
+    IFS=: read -r dtype batch config <<< "$p"
+    "$build/tuner/kgemm-run" --space cuda --dtype "$dtype" --batch "$batch" --config "$config" --reps 5 \
+        > "$out/probe-$dtype-b$batch-$config.log" 2>&1
+    echo "probe $dtype b$batch $config rc=$? $(tail -1 "$out/probe-$dtype-b$batch-$config.log")"
+  done
 fi
 
 if has tune; then

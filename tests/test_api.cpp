@@ -9,6 +9,7 @@
 
 #include "kgemm.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 
 namespace kgemm::test {
@@ -18,8 +19,13 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   const Config c{128, 64, 16, 8, 4, 256};
   EXPECT_EQ(to_string(c), "mb128_nb64_kb16_tm8_tn4_team256");
   EXPECT_EQ(parse_config(to_string(c)), c);
+  const Config tensor_cores{128, 64, 32, 64, 32, 128, true};
+  EXPECT_EQ(to_string(tensor_cores), "mb128_nb64_kb32_tm64_tn32_team128_tc");
+  EXPECT_EQ(parse_config(to_string(tensor_cores)), tensor_cores);
+  EXPECT_NE(parse_config("mb128_nb64_kb32_tm64_tn32_team128"), tensor_cores);
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
-                          "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256"})
+                          "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
+                          "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc"})
     EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
 }
 
@@ -97,6 +103,21 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     Options fp16_accumulation;
     fp16_accumulation.accum = Accum::F16;
     expect_rejected([&] { gemm(A, B, C, fp16_accumulation); }, {"fp16 accumulation", "fp32 data"});
+    // Tensor-core configs: fp16 data with fp32 accumulation on a space that has them, one warp per tile.
+    const Config tc{64, 64, 32, 32, 32, 128, true};
+    if (TensorCores<Space>::available) {
+      expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"fp16 data with fp32 accumulation"});
+      using Half = Kokkos::View<half**, Kokkos::LayoutRight, typename Space::memory_space>;
+      Half Ah("Ah", 8, 5), Bh("Bh", 5, 6), Ch("Ch", 8, 6);
+      Options tc_fp16_accumulation = with(tc);
+      tc_fp16_accumulation.accum = Accum::F16;
+      expect_rejected([&] { gemm(Ah, Bh, Ch, tc_fp16_accumulation); }, {"fp16 data with fp32 accumulation"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 8, 32, 32, 128, true})); }, {"multiple of 16"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 32, 32, 64, true})); }, {"one 32-thread warp", "team 128"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 16, 16, 512, true})); }, {"tensor-core warp tile", "32x32"});
+    } else {
+      expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"does not have", "drop _tc"});
+    }
     Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> A3("A3", 3, 8, 5), C3("C3", 2, 8, 6);
     expect_rejected([&] { batched_gemm(space, Op::N, Op::N, 1.0f, A3, B, 0.0f, C3); }, {"batch counts differ"});
   });

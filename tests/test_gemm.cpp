@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 
+#include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/variants.hpp"
 #include "support/cases.hpp"
@@ -26,25 +28,43 @@ KGEMM_CASE_TEST(GemmTest, Resnet50ShapesDispatched) {
 }
 
 // Edge shapes (1, primes, non-multiples of every tile, K spanning several slabs with a
-// remainder) for every compiled micro-tile variant, in three geometries: one micro-tile per
+// remainder, one full 64-cube) with every config, row- and column-major.
+template <class Case>
+void check_edge_shapes(std::initializer_list<Config> configs) {
+  const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}};
+  for (const Config& config : configs)
+    for (const auto& shape : shapes) {
+      GemmCheck g;
+      g.m = shape[0], g.n = shape[1], g.k = shape[2];
+      g.config = config;
+      run_check<Case>(g);
+      run_check<Case, Kokkos::LayoutLeft>(g);
+    }
+}
+
+// The edge shapes for every compiled micro-tile variant, in three geometries: one micro-tile per
 // team, several per thread (partial sums in scratch), and a multi-thread team.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
   using Space = typename TypeParam::ExecSpace;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   const int team_max = std::min(4, int(Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_max(
                                          KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag())));
-  const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}};
-  for (auto [tm, tn] : micro_tiles()) {
-    const Config configs[] = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, 5, tm, tn, 1},
-                              {2 * tm, 2 * tn, 16, tm, tn, team_max}};
-    for (const Config& config : configs)
-      for (const auto& shape : shapes) {
-        GemmCheck g;
-        g.m = shape[0], g.n = shape[1], g.k = shape[2];
-        g.config = config;
-        run_check<TypeParam>(g);
-      }
-  }
+  for (auto [tm, tn] : micro_tiles())
+    check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, 5, tm, tn, 1},
+                                  {2 * tm, 2 * tn, 16, tm, tn, team_max}});
+}
+
+// Tensor-core warp tiles, where the space has tensor cores and the case is fp16 data with fp32
+// accumulation: the edge shapes (K not a multiple of the 16-deep fragments, partial blocks)
+// with one and several warps per team.
+KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
+  using Space = typename TypeParam::ExecSpace;
+  if (!TensorCores<Space>::available || dtype_of<typename TypeParam::Value>() != DType::F16 ||
+      TypeParam::accum != Accum::F32)
+    GTEST_SKIP() << "no tensor-core kernel for this case";
+  for (auto [tm, tn] : warp_tiles())
+    check_edge_shapes<TypeParam>({{tm, tn, 16, tm, tn, 32, true}, {2 * tm, tn, 32, tm, tn, 64, true},
+                                  {2 * tm, 2 * tn, 16, tm, tn, 128, true}});
 }
 
 // op(A), op(B) in {N, T}, row- and column-major storage, alpha and beta both in play.

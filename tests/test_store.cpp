@@ -434,7 +434,7 @@ KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
   testing::internal::CaptureStderr();
   const Config chosen = select_config<Space>(problem);
   const std::string warnings = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(to_string(chosen), to_string(SpaceTraits<Space>::default_config()));
+  EXPECT_EQ(to_string(chosen), to_string(SpaceTraits<Space>::default_config(problem.dtype)));
   EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs in " + store.path(), 0), 0u) << warnings;
   EXPECT_NE(warnings.find(to_string(other)), std::string::npos) << warnings;
   EXPECT_NE(warnings.find(to_string(device_info<Space>())), std::string::npos) << warnings;
@@ -447,8 +447,9 @@ KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
   const Config first = select_config<Space>(problem_of_shape<TypeParam>(67, 45, 129));
   const Config second = select_config<Space>(problem_of_shape<TypeParam>(8, 8, 8));
   const std::string warnings = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(to_string(first), to_string(SpaceTraits<Space>::default_config()));
-  EXPECT_EQ(to_string(second), to_string(SpaceTraits<Space>::default_config()));
+  const Config fallback = SpaceTraits<Space>::default_config(dtype_of<typename TypeParam::Value>());
+  EXPECT_EQ(to_string(first), to_string(fallback));
+  EXPECT_EQ(to_string(second), to_string(fallback));
   EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs: kgemm: " + store.path() + ": line ", 0), 0u)
       << warnings;
   EXPECT_EQ(occurrences(warnings, "\n"), 1u) << warnings;
@@ -474,6 +475,26 @@ KGEMM_CASE_TEST(DispatchTest, NeverUsesIllegalConfig) {
   EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(huge_team)), 1u) << warnings;
   EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(no_such_micro_tile)), 1u) << warnings;
   EXPECT_EQ(occurrences(warnings, "\n"), 2u) << warnings;
+}
+
+// An entry legal with fp32 accumulation only (as tensor-core configs are): a call accumulating
+// in fp16 gets the fallback, and that neither sticks to the problem nor bars the entry from
+// later fp32-accumulating calls.
+TEST(TunedConfigsTest, ChoosesPerAccumulation) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  Problem problem;
+  problem.dtype = DType::F16, problem.m = 300, problem.n = 64, problem.k = 147;
+  const Config fp32_only{32, 32, 16, 4, 4, 1}, fallback{64, 64, 32, 8, 8, 1};
+  const StoreInUse store(store_for(device_info<Space>(), {{problem, fp32_only}}));
+  TunedConfigs configs(device_info<Space>());
+  const auto check = [&](const Problem&, const Config& c) { return c == fp32_only ? "fp32 accumulation only" : ""; };
+  const auto accept_all = [](const Problem&, const Config&) { return std::string(); };
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(to_string(configs.select(problem, Accum::F16, fallback, check)), to_string(fallback));
+  EXPECT_EQ(to_string(configs.select(problem, Accum::F32, fallback, accept_all)), to_string(fp32_only));
+  EXPECT_EQ(to_string(configs.select(problem, Accum::F16, fallback, check)), to_string(fallback));
+  const std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(fp32_only)), 1u) << warnings;
 }
 
 KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {

@@ -1,6 +1,7 @@
 #pragma once
-// The tunable parameters of the tiled GEMM kernel, printable as one canonical string
-// ("mb64_nb64_kb32_tm4_tn4_team16") that parses back: log lines, YAML and benchmark labels use it.
+// The tunable parameters of the GEMM kernels, printable as one canonical string
+// ("mb64_nb64_kb32_tm4_tn4_team16", "..._team256_tc" for tensor cores) that parses back:
+// log lines, YAML and benchmark labels use it.
 #include <string>
 
 namespace kgemm {
@@ -12,15 +13,18 @@ struct Config {
   int tm = 4;     // rows of the per-thread register micro-tile (compile-time: see variants.hpp)
   int tn = 4;     // columns of the per-thread register micro-tile (compile-time)
   int team = 16;  // threads per team
+  // Tensor cores: tm x tn is then a warp's tile (multiples of 16), one warp per tile.
+  bool tc = false;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
   int micro_tiles() const { return (mb / tm) * (nb / tn); }
+  int threads_per_tile() const { return tc ? 32 : 1; }
   int tiles_per_thread() const { return (micro_tiles() + team - 1) / team; }
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team;
+           a.team == b.team && a.tc == b.tc;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };

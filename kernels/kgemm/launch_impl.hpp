@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kgemm/launch.hpp"
+#include "kgemm/tensor_core_gemm.hpp"
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/variants.hpp"
 
@@ -39,10 +40,22 @@ inline void check_config_shape(const Config& c) {
            dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
 }
 
-template <class ExecSpace, class Scalar, class Acc, int TM, int TN>
-Kokkos::TeamPolicy<ExecSpace> make_policy(const ExecSpace& space,
-                                          const TiledGemm<ExecSpace, Scalar, Acc, TM, TN>& functor,
-                                          const Config& c) {
+// Tensor-core configs: one warp per tm x tn tile and slabs a whole number of fragments deep.
+template <class ExecSpace, class Scalar>
+void check_tensor_core_config(const Config& c, Accum accum) {
+  const std::string name = to_string(c);
+  if (!TensorCores<ExecSpace>::available)
+    reject("config " + name + " uses tensor cores, which " + ExecSpace::name() + " does not have; drop _tc");
+  if (dtype_of<Scalar>() != DType::F16 || accum != Accum::F32)
+    reject("config " + name + ": tensor-core configs take fp16 data with fp32 accumulation");
+  if (c.kb % 16 != 0) reject("config " + name + ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");
+  if (c.team != 32 * c.micro_tiles())
+    reject("config " + name + ": a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) + " tile: team " +
+           std::to_string(32 * c.micro_tiles()) + " for this block");
+}
+
+template <class ExecSpace, class Functor>
+Kokkos::TeamPolicy<ExecSpace> make_policy(const ExecSpace& space, const Functor& functor, const Config& c) {
   const std::string name = to_string(c);
   const std::size_t scratch = functor.scratch_bytes();
   constexpr int level = SpaceTraits<ExecSpace>::scratch_level;
@@ -74,6 +87,16 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
   check_extents(args);
   check_config_shape(c);
   check_accum<Scalar>(accum);
+  if (c.tc) {
+    check_tensor_core_config<ExecSpace, Scalar>(c, accum);
+    if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
+      with_warp_tile(c.tm, c.tn, [&](auto tile) {
+        TensorCoreGemm<ExecSpace, decltype(tile)::tm, decltype(tile)::tn> functor(args, c);
+        f(functor, make_policy(space, functor, c));
+      });
+    }
+    return;
+  }
   with_micro_tile(c.tm, c.tn, [&](auto tile) {
     constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
     auto run = [&](auto acc_tag) {

@@ -25,17 +25,29 @@ void for_each_micro_tile(F&& f) {
   f(MicroTile<8, 16>{});
 }
 
-inline std::vector<std::pair<int, int>> micro_tiles() {
+// Tensor-core warp tiles (tm x tn per warp, in 16 x 16 fragments): CUDA, fp16 data, fp32
+// accumulation. 32 x 32 keeps more warps per block; 64 x 32 (tall) suits the N = 64 layers.
+template <class F>
+void for_each_warp_tile(F&& f) {
+  f(MicroTile<32, 32>{});
+  f(MicroTile<64, 32>{});
+  f(MicroTile<32, 64>{});
+  f(MicroTile<64, 64>{});
+}
+
+namespace detail {
+template <class ForEach>
+std::vector<std::pair<int, int>> tile_shapes(ForEach&& for_each) {
   std::vector<std::pair<int, int>> shapes;
-  for_each_micro_tile([&](auto tile) { shapes.emplace_back(tile.tm, tile.tn); });
+  for_each([&](auto tile) { shapes.emplace_back(tile.tm, tile.tn); });
   return shapes;
 }
 
-// Calls f(MicroTile<tm, tn>{}) for the compiled variant, or throws naming the ones there are.
-template <class F>
-void with_micro_tile(int tm, int tn, F&& f) {
+// Calls f(MicroTile<tm, tn>{}) for the compiled tile among for_each's, or throws naming them.
+template <class ForEach, class F>
+void with_tile(ForEach&& for_each, const char* what, int tm, int tn, F&& f) {
   bool found = false;
-  for_each_micro_tile([&](auto tile) {
+  for_each([&](auto tile) {
     if (tile.tm == tm && tile.tn == tn) {
       f(tile);
       found = true;
@@ -43,10 +55,32 @@ void with_micro_tile(int tm, int tn, F&& f) {
   });
   if (!found) {
     std::string known;
-    for (auto [m, n] : micro_tiles()) known += " " + std::to_string(m) + "x" + std::to_string(n);
-    throw std::invalid_argument("kgemm: micro-tile " + std::to_string(tm) + "x" + std::to_string(tn) +
+    for (auto [m, n] : tile_shapes(for_each)) known += " " + std::to_string(m) + "x" + std::to_string(n);
+    throw std::invalid_argument("kgemm: " + std::string(what) + " " + std::to_string(tm) + "x" + std::to_string(tn) +
                                 " is not a compiled variant; compiled:" + known);
   }
+}
+
+struct EachMicroTile {
+  template <class F>
+  void operator()(F&& f) const { for_each_micro_tile(f); }
+};
+struct EachWarpTile {
+  template <class F>
+  void operator()(F&& f) const { for_each_warp_tile(f); }
+};
+}  // namespace detail
+
+inline std::vector<std::pair<int, int>> micro_tiles() { return detail::tile_shapes(detail::EachMicroTile{}); }
+inline std::vector<std::pair<int, int>> warp_tiles() { return detail::tile_shapes(detail::EachWarpTile{}); }
+
+template <class F>
+void with_micro_tile(int tm, int tn, F&& f) {
+  detail::with_tile(detail::EachMicroTile{}, "micro-tile", tm, tn, f);
+}
+template <class F>
+void with_warp_tile(int tm, int tn, F&& f) {
+  detail::with_tile(detail::EachWarpTile{}, "tensor-core warp tile", tm, tn, f);
 }
 
 }  // namespace kgemm

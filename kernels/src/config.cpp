@@ -10,6 +10,7 @@ struct Field {
   const char* key;
   int Config::*member;
 };
+constexpr const char* kTensorCores = "_tc";
 constexpr Field kFields[] = {{"mb", &Config::mb}, {"nb", &Config::nb}, {"kb", &Config::kb},
                              {"tm", &Config::tm}, {"tn", &Config::tn}, {"team", &Config::team}};
 }  // namespace
@@ -20,12 +21,15 @@ std::string to_string(const Config& config) {
     if (&field != kFields) out << '_';
     out << field.key << config.*field.member;
   }
+  if (config.tc) out << kTensorCores;
   return out.str();
 }
 
 Config parse_config(const std::string& text) {
   Config config;
-  std::istringstream in(text);
+  const std::string suffix = kTensorCores;
+  config.tc = text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  std::istringstream in(config.tc ? text.substr(0, text.size() - suffix.size()) : text);
   std::string token;
   for (const Field& field : kFields) {
     const std::string key = field.key;
@@ -39,7 +43,7 @@ Config parse_config(const std::string& text) {
   }
   if (std::getline(in, token, '_')) {
     throw std::invalid_argument("kgemm: '" + text + "' is not a config string: unexpected '" + token +
-                                "' after team (format mb64_nb64_kb32_tm4_tn4_team16)");
+                                "' after team (format mb64_nb64_kb32_tm4_tn4_team16, optionally ending in _tc)");
   }
   return config;
 }

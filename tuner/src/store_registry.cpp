@@ -57,22 +57,23 @@ TunedConfigs::TunedConfigs(const DeviceInfo& device) : path_(find_store_file(dev
   }
 }
 
-Config TunedConfigs::select(const Problem& problem, const Config& fallback, const Check& check) {
+Config TunedConfigs::select(const Problem& problem, Accum accum, const Config& fallback, const Check& check) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const auto known = chosen_.find(problem);
+  const auto known = chosen_.find({accum, problem});
   if (known != chosen_.end()) return known->second;
   const auto legal = [&](const TunedEntry& entry) {
-    if (rejected_.count(entry.problem)) return false;
+    if (rejected_.count({accum, entry.problem})) return false;
     const std::string why = check(problem, entry.config);
     if (why.empty()) return true;
-    rejected_.insert(entry.problem);
-    warn("ignoring tuned config " + to_string(entry.config) + " for " + to_string(entry.problem) + " in " + path_ +
-         ": " + why);
+    rejected_.insert({accum, entry.problem});
+    if (warned_.insert(entry.problem).second)
+      warn("ignoring tuned config " + to_string(entry.config) + " for " + to_string(entry.problem) + " in " +
+           path_ + ": " + why);
     return false;
   };
   // The exact entry, when legal, is the nearest (distance 0).
   const TunedEntry* entry = store_ ? store_->nearest(problem, legal) : nullptr;
-  return chosen_.emplace(problem, entry ? entry->config : fallback).first->second;
+  return chosen_.emplace(std::make_pair(accum, problem), entry ? entry->config : fallback).first->second;
 }
 
 std::shared_ptr<TunedConfigs> tuned_configs(const std::string& space, const std::function<DeviceInfo()>& device) {

@@ -199,7 +199,6 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const std::string cache = cli.get("cache", "");
   std::map<std::string, std::vector<kgemm::Evaluated>> replay;
   if (cli.has("replay")) replay = kgemm::load_measurements(cli.get("replay", ""));
-  const kgemm::Config fallback = kgemm::SpaceTraits<ExecSpace>::default_config();
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
               kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
@@ -238,6 +237,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
         return m;
       };
 
+    const kgemm::Config fallback = kgemm::SpaceTraits<ExecSpace>::default_config(problem.dtype);
     const kgemm::Measurement baseline = recorded_measure(fallback);
     // The default is usually a candidate too (climb starts there): reuse its measurement.
     const kgemm::Evaluate measure_once = [&](const kgemm::Config& c) {

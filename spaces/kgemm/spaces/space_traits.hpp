@@ -2,9 +2,11 @@
 // Per-execution-space facts the kernels and the tuner build on: the micro-tile layout that suits
 // the hardware, the default config, and the legal value lists the tuner searches.
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 #include <vector>
 
 #include "kgemm/config.hpp"
+#include "kgemm/dtype.hpp"
 
 namespace kgemm {
 
@@ -20,10 +22,9 @@ struct SpaceTraits {
   // in the (cache-resident) team scratch.
   static constexpr bool is_gpu = false;
   static constexpr int micro_run(int extent) { return extent; }
-  static constexpr int scratch_pad = 0;
   // Level 1: host team scratch is plain memory; level 0 caps it at 32 KiB.
   static constexpr int scratch_level = 1;
-  static Config default_config() { return {64, 64, 256, 8, 8, 1}; }
+  static Config default_config(DType = DType::F32) { return {64, 64, 256, 8, 8, 1}; }
   static ParamRanges ranges() { return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}}; }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
@@ -32,6 +33,20 @@ struct SpaceTraits {
   KOKKOS_INLINE_FUNCTION static T* in_scratch(T* p) {
     return p;
   }
+  // One slab buffer: a second one would only double the cache footprint, CPUs have nothing to
+  // overlap the copies with. Copies are plain (converting) element assignments the compiler
+  // vectorises itself.
+  static constexpr int slab_buffers = 1;
+  static constexpr int copy_run_bytes = 0;
+  template <class To, class From>
+  KOKKOS_INLINE_FUNCTION static void copy_to_scratch(To* to, const From* from) {
+    *to = To(*from);
+  }
+  template <int R, class To, class From>
+  KOKKOS_INLINE_FUNCTION static void copy_run_to_scratch(To* to, const From* from) {
+    for (int q = 0; q < R; ++q) to[q] = To(from[q]);
+  }
+  KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {}
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -42,15 +57,19 @@ struct SpaceTraits<Kokkos::Cuda> {
   // is one 16-byte access. One micro-tile per thread keeps accumulators in registers.
   static constexpr bool is_gpu = true;
   static constexpr int micro_run(int extent) { return extent % 4 == 0 ? 4 : extent; }
-  static constexpr int scratch_pad = 4;
   static constexpr int scratch_level = 0;  // shared memory
-  static Config default_config() { return {128, 64, 16, 8, 4, 256}; }
-  static ParamRanges ranges() {
-    // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs.
-    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {32, 64, 128, 256, 512}};
+  // fp16: tensor cores, one 64 x 32 warp tile per warp (measured best untuned on the H100).
+  static Config default_config(DType dtype = DType::F32) {
+    return dtype == DType::F16 ? Config{128, 64, 32, 64, 32, 128, true} : Config{128, 64, 16, 8, 4, 256};
   }
-  // One micro-tile per thread: partial sums between K slabs then stay in registers.
-  static bool worth_trying(const Config& c) { return c.team == c.micro_tiles(); }
+  static ParamRanges ranges() {
+    // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs;
+    // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
+    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {8, 16, 32, 64, 128, 256, 512}};
+  }
+  // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
+  // stay in registers.
+  static bool worth_trying(const Config& c) { return c.team == c.micro_tiles() * c.threads_per_tile(); }
   // Team scratch is shared memory, but Kokkos hands it out as a generic pointer, and nvcc then
   // emits generic loads and stores (LD/ST, slower) for the slabs. Rebased on an extern
   // __shared__ array (all of them start at the dynamic shared-memory base, where level-0
@@ -62,6 +81,40 @@ struct SpaceTraits<Kokkos::Cuda> {
     return reinterpret_cast<T*>(kgemm_dynamic_shared + (reinterpret_cast<char*>(p) - kgemm_dynamic_shared));
 #else
     return p;
+#endif
+  }
+  // Two slab buffers: the next K slab is copied while this one is multiplied. From Ampere on,
+  // same-type 4-byte copies go global -> shared asynchronously (cp.async), without passing
+  // through registers, so a thread issues them all and multiplies at once; everything else
+  // (fp16 data widened to fp32 scratch, older GPUs) is a plain load and store.
+  static constexpr int slab_buffers = 2;
+  template <class To, class From>
+  KOKKOS_INLINE_FUNCTION static void copy_to_scratch(To* to, const From* from) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<To, std::remove_const_t<From>>::value && sizeof(To) == 4) {
+      const unsigned shared_address = static_cast<unsigned>(__cvta_generic_to_shared(to));
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address), "l"(from));
+    } else
+#endif
+      *to = To(*from);
+  }
+  // Runs of consecutive elements, aligned to their size, contiguous in memory and in scratch:
+  // one 16-byte cp.async when the types match, else element copies.
+  static constexpr int copy_run_bytes = 16;
+  template <int R, class To, class From>
+  KOKKOS_INLINE_FUNCTION static void copy_run_to_scratch(To* to, const From* from) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<To, std::remove_const_t<From>>::value && sizeof(To) * R == 16) {
+      const unsigned shared_address = static_cast<unsigned>(__cvta_generic_to_shared(to));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address), "l"(from));
+    } else
+#endif
+      for (int q = 0; q < R; ++q) copy_to_scratch(to + q, from + q);
+  }
+  // Waits for this thread's asynchronous copies; a team barrier then publishes them to all.
+  KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::);
 #endif
   }
 };

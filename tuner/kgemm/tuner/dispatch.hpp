@@ -33,12 +33,12 @@ GemmArgs<Scalar> operands_without_data(const Problem& p) {
 
 // Why `config` cannot run `problem` on ExecSpace (validate_gemm's message); empty when it can.
 template <class ExecSpace>
-std::string why_illegal(const Problem& problem, const Config& config) {
+std::string why_illegal(const Problem& problem, const Config& config, Accum accum = Accum::F32) {
   try {
     if (problem.dtype == DType::F32)
-      validate_gemm<ExecSpace, float>(operands_without_data<float>(problem), config);
+      validate_gemm<ExecSpace, float>(operands_without_data<float>(problem), config, accum);
     else
-      validate_gemm<ExecSpace, half>(operands_without_data<half>(problem), config);
+      validate_gemm<ExecSpace, half>(operands_without_data<half>(problem), config, accum);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -47,10 +47,15 @@ std::string why_illegal(const Problem& problem, const Config& config) {
 
 }  // namespace detail
 
+// Stores are tuned with fp32 accumulation; a call accumulating in fp16 takes only the entries
+// that can (not tensor-core ones), else the space's fp32 default.
 template <class ExecSpace>
-Config select_config(const Problem& problem) {
+Config select_config(const Problem& problem, Accum accum = Accum::F32) {
   const auto tuned = tuned_configs(ExecSpace::name(), [] { return device_info<ExecSpace>(); });
-  return tuned->select(problem, SpaceTraits<ExecSpace>::default_config(), detail::why_illegal<ExecSpace>);
+  const auto check = [accum](const Problem& p, const Config& c) { return detail::why_illegal<ExecSpace>(p, c, accum); };
+  Config fallback = SpaceTraits<ExecSpace>::default_config(problem.dtype);
+  if (!check(problem, fallback).empty()) fallback = SpaceTraits<ExecSpace>::default_config();
+  return tuned->select(problem, accum, fallback, check);
 }
 
 }  // namespace kgemm

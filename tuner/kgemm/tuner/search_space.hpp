@@ -8,6 +8,7 @@
 #include "kgemm/config.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/spaces/space_traits.hpp"
+#include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/tuner/dispatch.hpp"
 #include "kgemm/variants.hpp"
 
@@ -26,19 +27,29 @@ std::vector<Config> candidate_configs(const Problem& problem) {
   using Traits = SpaceTraits<ExecSpace>;
   const ParamRanges ranges = Traits::ranges();
   std::vector<Config> candidates;
+  auto consider = [&](const Config& c) {
+    if (c.mb % c.tm != 0 || c.nb % c.tn != 0) return;
+    if (!tile_fits(c.mb, problem.m, ranges.mb.front()) || !tile_fits(c.nb, problem.n, ranges.nb.front()) ||
+        !tile_fits(c.kb, problem.k, ranges.kb.front()))
+      return;
+    if (!Traits::worth_trying(c)) return;
+    if (!detail::why_illegal<ExecSpace>(problem, c).empty()) return;
+    candidates.push_back(c);
+  };
   for (auto [tm, tn] : micro_tiles())
     for (int mb : ranges.mb)
       for (int nb : ranges.nb)
         for (int kb : ranges.kb)
-          for (int team : ranges.team) {
-            const Config c{mb, nb, kb, tm, tn, team};
-            if (mb % tm != 0 || nb % tn != 0) continue;
-            if (!tile_fits(mb, problem.m, ranges.mb.front()) || !tile_fits(nb, problem.n, ranges.nb.front()) ||
-                !tile_fits(kb, problem.k, ranges.kb.front()))
-              continue;
-            if (!Traits::worth_trying(c)) continue;
-            if (!detail::why_illegal<ExecSpace>(problem, c).empty()) continue;
-            candidates.push_back(c);
+          for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team});
+  // Tensor-core configs (fp16 on spaces that have them): the team is one warp per tile.
+  if (TensorCores<ExecSpace>::available && problem.dtype == DType::F16)
+    for (auto [tm, tn] : warp_tiles())
+      for (int mb : ranges.mb)
+        for (int nb : ranges.nb)
+          for (int kb : ranges.kb) {
+            Config c{mb, nb, kb, tm, tn, 0, true};
+            c.team = mb % tm == 0 && nb % tn == 0 ? c.micro_tiles() * c.threads_per_tile() : 0;
+            if (c.team > 0) consider(c);
           }
   return candidates;
 }

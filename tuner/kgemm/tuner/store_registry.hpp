@@ -9,7 +9,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
+#include "kgemm/dtype.hpp"
 #include "kgemm/tuner/config_store.hpp"
 
 namespace kgemm {
@@ -30,16 +32,23 @@ class TunedConfigs {
   // and silent.
   explicit TunedConfigs(const DeviceInfo& device);
 
-  // The exact entry's config, else the nearest shape's, else `fallback`. Entries that `check`
-  // rejects are never used, and warned about once.
-  Config select(const Problem& problem, const Config& fallback, const Check& check);
+  // The exact entry's config, else the nearest shape's, else `fallback`, for a call
+  // accumulating in `accum`. Entries that `check` rejects are never used, and warned about once.
+  // Choices are remembered per accumulation: what is legal differs (tensor cores: fp32 only).
+  Config select(const Problem& problem, Accum accum, const Config& fallback, const Check& check);
 
  private:
+  struct Order {
+    bool operator()(const std::pair<Accum, Problem>& x, const std::pair<Accum, Problem>& y) const {
+      return x.first != y.first ? x.first < y.first : StoreOrder()(x.second, y.second);
+    }
+  };
   std::string path_;
   std::optional<ConfigStore> store_;
   std::mutex mutex_;
-  std::map<Problem, Config, StoreOrder> chosen_;
-  std::set<Problem, StoreOrder> rejected_;  // entries whose config is illegal here
+  std::map<std::pair<Accum, Problem>, Config, Order> chosen_;
+  std::set<std::pair<Accum, Problem>, Order> rejected_;  // entries whose config is illegal here
+  std::set<Problem, StoreOrder> warned_;                  // entries already reported
 };
 
 // The tuned configs of the space named `space` (ExecSpace::name()); `device` describes it when

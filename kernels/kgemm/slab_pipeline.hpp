@@ -1,0 +1,204 @@
+#pragma once
+// The team pattern every kgemm kernel shares: a Kokkos team per MB x NB block of C, K walked in
+// KB-deep slabs of op(A) and op(B) staged in team scratch, double-buffered where the space can
+// overlap the copies with arithmetic (SpaceTraits::slab_buffers). What multiplies a staged slab
+// pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
+// (tensor_core_gemm.hpp).
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+
+#include "kgemm/config.hpp"
+#include "kgemm/matrix_ref.hpp"
+#include "kgemm/spaces/space_traits.hpp"
+
+namespace kgemm {
+
+// Where element (r, c) of a staged tile lives: r * ld + c (RowMajor) or c * ld + r (ColMajor).
+enum class SlabLayout { RowMajor, ColMajor };
+
+// Block coordinates of one team: product b, first row m0 and first column n0 of its C block.
+struct BlockOrigin {
+  int b, m0, n0;
+};
+
+template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout>
+struct SlabPipeline {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Traits = SpaceTraits<ExecSpace>;
+  static constexpr int kAlign = 64;  // scratch regions start on a cache line
+  // Elements one copy moves: runs contiguous in memory and in the slab go 16 bytes at a time on GPUs.
+  static constexpr int kRun = Traits::copy_run_bytes > int(sizeof(Slab)) ? Traits::copy_run_bytes / int(sizeof(Slab)) : 1;
+  // Slab rows padded by one run: bank-conflict-free on GPUs, and runs stay aligned.
+  static constexpr int kPad = Traits::is_gpu ? kRun : 0;
+
+  GemmArgs<Scalar> args;
+  int mb, nb, kb;
+  int blocks_m, blocks_n;
+  int k_multiple;  // slabs are staged to a multiple of this depth, zero-filled past K
+  int ld_a, ld_b;  // slab row lengths
+
+  SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
+      : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
+        blocks_m((a.M() + c.mb - 1) / c.mb), blocks_n((a.N() + c.nb - 1) / c.nb), k_multiple(k_mult),
+        ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad) {}
+
+  int league_size() const { return blocks_m * blocks_n * args.batch; }
+
+  KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {
+    return (bytes + kAlign - 1) / kAlign * kAlign;
+  }
+  KOKKOS_INLINE_FUNCTION std::size_t a_elements() const {
+    return aligned_bytes(std::size_t(ALayout == SlabLayout::ColMajor ? kb : mb) * ld_a * sizeof(Slab)) / sizeof(Slab);
+  }
+  KOKKOS_INLINE_FUNCTION std::size_t b_elements() const {
+    return aligned_bytes(std::size_t(kb) * ld_b * sizeof(Slab)) / sizeof(Slab);
+  }
+  KOKKOS_INLINE_FUNCTION std::size_t buffer_elements() const { return a_elements() + b_elements(); }
+  // Scratch of the slab buffers; a kernel's own scratch (`extra_bytes`) follows them.
+  KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return Traits::slab_buffers * buffer_elements() * sizeof(Slab); }
+  std::size_t scratch_bytes(std::size_t extra_bytes) const { return slab_bytes() + aligned_bytes(extra_bytes) + kAlign; }
+
+  KOKKOS_INLINE_FUNCTION BlockOrigin origin(const Member& team) const {
+    const int blocks = blocks_m * blocks_n;
+    const int block = team.league_rank() % blocks;
+    // Consecutive teams walk down M, so they share one B panel while it is hot in cache.
+    return {team.league_rank() / blocks, (block % blocks_m) * mb, (block / blocks_m) * nb};
+  }
+
+  // The team's scratch: slab buffers first, the kernel's own region at extra().
+  KOKKOS_INLINE_FUNCTION char* scratch(const Member& team, std::size_t extra_bytes) const {
+    const int level = Traits::scratch_level;  // a copy: device code cannot bind the static member
+    auto& memory = team.team_scratch(level);
+    return Traits::in_scratch(static_cast<char*>(memory.get_shmem_aligned(slab_bytes() + aligned_bytes(extra_bytes), kAlign)));
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T* extra(char* scratch) const {
+    return reinterpret_cast<T*>(scratch + slab_bytes());
+  }
+
+  // Visits (o, i) for o < outer, i < inner with the flat index o * inner + i dealt round-robin
+  // to the team's threads, so neighbouring threads touch neighbouring i (coalesced on GPUs).
+  // The walk is incremental: no integer division per element, which would cost more than the
+  // copy itself. One-thread teams (CPUs) get plain nested loops the compiler vectorises.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION static void team_for_2d(const Member& team, int outer, int inner, F&& f) {
+    const int step = team.team_size();
+    if (step == 1) {
+      for (int o = 0; o < outer; ++o)
+        for (int i = 0; i < inner; ++i) f(o, i);
+      return;
+    }
+    if (step % inner == 0) {  // each thread keeps one i: a plain strided loop, cheap addressing
+      const int i = team.team_rank() % inner;
+      for (int o = team.team_rank() / inner; o < outer; o += step / inner) f(o, i);
+      return;
+    }
+    const int step_o = step / inner, step_i = step % inner;
+    int o = team.team_rank() / inner, i = team.team_rank() % inner;
+    while (o < outer) {
+      f(o, i);
+      o += step_o;
+      i += step_i;
+      if (i >= inner) i -= inner, ++o;
+    }
+  }
+
+  // Copies the rows x cols tile of src[b] at (r0, c0) into `to` (layout L, row length ld),
+  // zero-filling what lies outside src. Where the slab's contiguous dimension is also src's,
+  // whole runs move as one copy (when aligned); otherwise the walk follows src's unit-stride
+  // dimension so global reads stay coalesced. Copies may complete asynchronously (SpaceTraits).
+  template <SlabLayout L>
+  KOKKOS_INLINE_FUNCTION void stage_tile(const Member& team, Slab* to, int ld, const MatrixRef<const Scalar>& src,
+                                         int b, int r0, int c0, int rows, int cols) const {
+    constexpr bool row_major = L == SlabLayout::RowMajor;
+    // (outer, inner): the slab's row index and contiguous index.
+    const int outer = row_major ? rows : cols, inner = row_major ? cols : rows;
+    const int valid_o = (row_major ? src.rows - r0 : src.cols - c0);
+    const int valid_i = (row_major ? src.cols - c0 : src.rows - r0);
+    const std::ptrdiff_t stride_o = row_major ? src.row_stride : src.col_stride;
+    const std::ptrdiff_t stride_i = row_major ? src.col_stride : src.row_stride;
+    const Scalar* from = src.data + b * src.batch_stride + r0 * src.row_stride + c0 * src.col_stride;
+    auto copy = [&](int o, int i) {
+      Slab* slot = to + o * ld + i;
+      if (o < valid_o && i < valid_i)
+        Traits::copy_to_scratch(slot, from + o * stride_o + i * stride_i);
+      else
+        *slot = Slab(0);
+    };
+    if (stride_i != 1) {
+      team_for_2d(team, inner, outer, [&](int i, int o) { copy(o, i); });
+    } else if (kRun == 1) {
+      team_for_2d(team, outer, inner, copy);
+    } else {
+      team_for_2d(team, outer, (inner + kRun - 1) / kRun, [&](int o, int run) {
+        const int i = run * kRun;
+        Slab* slot = to + o * ld + i;
+        const Scalar* source = from + o * stride_o + i;
+        if (o < valid_o && i + kRun <= valid_i && is_aligned(slot, kRun * sizeof(Slab)) &&
+            is_aligned(source, kRun * sizeof(Scalar)))
+          Traits::template copy_run_to_scratch<kRun>(slot, source);
+        else
+          for (int q = 0; q < kRun && i + q < inner; ++q) copy(o, i + q);
+      });
+    }
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static bool is_aligned(const T* p, std::size_t bytes) {
+    return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+  }
+
+  // Runs multiply(a_slab, b_slab, depth) over every K slab of the team's block. depth is the
+  // slab's K extent rounded up to k_multiple; the rows past K are zeros.
+  template <class Multiply>
+  KOKKOS_INLINE_FUNCTION void for_each_slab(const Member& team, char* scratch, const BlockOrigin& at,
+                                            Multiply&& multiply) const {
+    Slab* buffers = reinterpret_cast<Slab*>(scratch);
+    auto a_slab = [&](int slab) { return buffers + (slab % Traits::slab_buffers) * buffer_elements(); };
+    auto b_slab = [&](int slab) { return a_slab(slab) + a_elements(); };
+    const int K = args.K();
+    auto depth = [&](int slab) {
+      const int kc = K - slab * kb < kb ? K - slab * kb : kb;
+      return (kc + k_multiple - 1) / k_multiple * k_multiple;
+    };
+    auto stage = [&](int slab) {
+      const int k0 = slab * kb;
+      if (ALayout == SlabLayout::ColMajor)
+        stage_tile<SlabLayout::ColMajor>(team, a_slab(slab), ld_a, args.A, at.b, at.m0, k0, mb, depth(slab));
+      else
+        stage_tile<SlabLayout::RowMajor>(team, a_slab(slab), ld_a, args.A, at.b, at.m0, k0, mb, depth(slab));
+      stage_tile<SlabLayout::RowMajor>(team, b_slab(slab), ld_b, args.B, at.b, k0, at.n0, depth(slab), nb);
+    };
+
+    // With two buffers one barrier per slab suffices: past it, every thread's copies of this
+    // slab are visible and every thread is done with the previous slab, whose buffer the next
+    // slab's copies then overwrite while this one is multiplied.
+    const int slabs = (K + kb - 1) / kb;
+    const bool prefetch = Traits::slab_buffers > 1;
+    if (slabs > 0) stage(0);
+    for (int slab = 0; slab < slabs; ++slab) {
+      Traits::finish_scratch_copies();
+      team.team_barrier();
+      const bool more = slab + 1 < slabs;
+      if (prefetch && more) stage(slab + 1);
+      multiply(static_cast<const Slab*>(a_slab(slab)), static_cast<const Slab*>(b_slab(slab)), depth(slab));
+      if (!prefetch && more) {
+        team.team_barrier();
+        stage(slab + 1);
+      }
+    }
+  }
+
+  // C(b, i, j) = alpha * value + beta * C(b, i, j) inside C. C is not read when beta == 0
+  // (BLAS convention), so NaNs in an uninitialised C never leak into the result.
+  KOKKOS_INLINE_FUNCTION void store_c(int b, int i, int j, float value) const {
+    const auto& C = args.C;
+    if (i >= C.rows || j >= C.cols) return;
+    value *= args.alpha;
+    if (args.beta != 0.0f) value += args.beta * float(C(b, i, j));
+    C(b, i, j) = Scalar(value);
+  }
+};
+
+}  // namespace kgemm
