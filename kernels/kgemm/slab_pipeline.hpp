@@ -164,10 +164,7 @@ struct SlabPipeline {
     };
     auto stage = [&](int slab) {
       const int k0 = slab * kb;
-      if (ALayout == SlabLayout::ColMajor)
-        stage_tile<SlabLayout::ColMajor>(team, a_slab(slab), ld_a, args.A, at.b, at.m0, k0, mb, depth(slab));
-      else
-        stage_tile<SlabLayout::RowMajor>(team, a_slab(slab), ld_a, args.A, at.b, at.m0, k0, mb, depth(slab));
+      stage_tile<ALayout>(team, a_slab(slab), ld_a, args.A, at.b, at.m0, k0, mb, depth(slab));
       stage_tile<SlabLayout::RowMajor>(team, b_slab(slab), ld_b, args.B, at.b, k0, at.n0, depth(slab), nb);
     };
 

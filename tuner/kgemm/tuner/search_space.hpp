@@ -48,8 +48,8 @@ std::vector<Config> candidate_configs(const Problem& problem) {
         for (int nb : ranges.nb)
           for (int kb : ranges.kb) {
             Config c{mb, nb, kb, tm, tn, 0, true};
-            c.team = mb % tm == 0 && nb % tn == 0 ? c.micro_tiles() * c.threads_per_tile() : 0;
-            if (c.team > 0) consider(c);
+            c.team = c.micro_tiles() * c.threads_per_tile();  // consider() drops blocks not a multiple of the tile
+            consider(c);
           }
   return candidates;
 }
