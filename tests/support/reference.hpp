@@ -44,8 +44,11 @@ struct Errors {
   bool finite = true;    // no NaN/Inf (a NaN-poisoned element that was never written)
 };
 
+// magnitude_floor: references are measured as if no smaller than this. A result stored in a
+// format whose smallest normal is f carries absolute rounding error up to f * unit roundoff
+// below f (subnormal spacing), so relative measures need that floor to stay meaningful.
 template <class TC>
-Errors compare(const MatrixRef<TC>& C, int batch, const std::vector<double>& ref) {
+Errors compare(const MatrixRef<TC>& C, int batch, const std::vector<double>& ref, double magnitude_floor) {
   const int M = C.rows, N = C.cols;
   double diff2 = 0, ref2 = 0, diff_max = 0, ref_max = 0;
   Errors e;
@@ -59,9 +62,9 @@ Errors compare(const MatrixRef<TC>& C, int batch, const std::vector<double>& ref
         diff_max = std::max(diff_max, std::abs(c - r));
         ref_max = std::max(ref_max, std::abs(r));
       }
-  const double tiny = std::numeric_limits<double>::min();
-  e.frobenius = std::sqrt(diff2) / std::max(std::sqrt(ref2), tiny);
-  e.max_rel = diff_max / std::max(ref_max, tiny);
+  const double count = double(batch) * M * N;
+  e.frobenius = std::sqrt(diff2) / std::max(std::sqrt(ref2), magnitude_floor * std::sqrt(count));
+  e.max_rel = diff_max / std::max(ref_max, magnitude_floor);
   return e;
 }
 
