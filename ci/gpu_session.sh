@@ -2,24 +2,29 @@
 # One GPU session, everything in one call (GPU time is scarce): tests, autotune, benchmarks and
 # the cuBLAS peer, on a machine that has the GPU and its own CUDA (nvcc + cuBLAS) but possibly
 # not the toolchain kgemm was built with. Results go to $OUT (default ./gpu-results).
-# Usage: ci/gpu_session.sh BUILD_DIR [steps...]   steps: tests probe tune bench peer
-#   (default: tests tune bench peer)
+# Usage: ci/gpu_session.sh BUILD_DIR [steps...]   steps: tests probe tune tune-batched bench peer
+#   (default: tests tune tune-batched bench peer)
 #   KGEMM_TUNE_BUDGET   per-shape budget for autotune (default 30)
-#   KGEMM_BATCHES       batch sizes (default 1,128)
+#   KGEMM_BATCHES       batch sizes of tune, bench and peer (default 1,128)
+#   KGEMM_START_STORE   store to start from (e.g. the committed configs/ file), so that tuning a
+#                       subset (one batch size) keeps every other entry
+#   KGEMM_RESUME=1      autotune skips shapes the store already has (continuing a cut-off call)
 #   KGEMM_PROBE         for probe: space-separated dtype:batch:config triples, each run over the
 #                       20 shapes with kgemm-run (a kernel change measured before re-tuning)
 set -uo pipefail
 build=$(cd "$1" && pwd); shift
-steps=${*:-tests tune bench peer}
+steps=${*:-tests tune tune-batched bench peer}
 probes=${KGEMM_PROBE:-}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$PWD/gpu-results}
 mkdir -p "$out"
 budget=${KGEMM_TUNE_BUDGET:-30}
+resume=${KGEMM_RESUME:+--resume}
 batches=${KGEMM_BATCHES:-1,128}
 # Runtime libraries shipped beside a cross-built binary (see docs/gpu.md).
 [ -d "$build/lib" ] && export LD_LIBRARY_PATH=$build/lib:${LD_LIBRARY_PATH:-}
 export KGEMM_CONFIG_FILE=$out/cuda-store.yaml
+[ -n "${KGEMM_START_STORE:-}" ] && cp "$KGEMM_START_STORE" "$KGEMM_CONFIG_FILE"
 has() { [[ " $steps " == *" $1 "* ]]; }
 log() { echo "=== $(date +%T) $*"; }
 
@@ -48,15 +53,18 @@ fi
 if has tune; then
   log "autotune gemm (budget $budget)"
   "$build/tuner/autotune" --space cuda --shapes resnet50 --batch "$batches" --dtype fp32,fp16 --budget "$budget" \
-      --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" --resume > "$out/autotune.log" 2> "$out/autotune.err"
+      --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" $resume > "$out/autotune.log" 2> "$out/autotune.err"
   echo "autotune rc=$? $(grep -h 'geometric-mean' "$out/autotune.log")"
+fi
+
+if has tune-batched; then
   log "autotune batched (budget $budget)"
   "$build/tuner/autotune" --space cuda --shapes resnet50 --batch 128 --dtype fp32 --batched --budget "$budget" \
-      --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" --resume > "$out/autotune-batched.log" 2>> "$out/autotune.err"
+      --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" $resume > "$out/autotune-batched.log" 2>> "$out/autotune.err"
   echo "autotune batched rc=$? $(grep -h 'geometric-mean' "$out/autotune-batched.log")"
   for n in 8 16 32 64; do  # the batched squares of the benchmarks: batch = 2^24 / n^2
     "$build/tuner/autotune" --space cuda --shape ${n}x${n}x${n} --batch $((16777216 / n / n)) --dtype fp32 --batched \
-        --budget "$budget" --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" --resume >> "$out/autotune-batched.log" 2>> "$out/autotune.err"
+        --budget "$budget" --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" $resume >> "$out/autotune-batched.log" 2>> "$out/autotune.err"
   done
 fi
 

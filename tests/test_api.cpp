@@ -23,9 +23,17 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   EXPECT_EQ(to_string(tensor_cores), "mb128_nb64_kb32_tm64_tn32_team128_tc");
   EXPECT_EQ(parse_config(to_string(tensor_cores)), tensor_cores);
   EXPECT_NE(parse_config("mb128_nb64_kb32_tm64_tn32_team128"), tensor_cores);
+  const Config split{32, 64, 32, 4, 4, 128, false, 8}, split_tc{64, 64, 32, 32, 32, 128, true, 4};
+  EXPECT_EQ(to_string(split), "mb32_nb64_kb32_tm4_tn4_team128_ks8");
+  EXPECT_EQ(to_string(split_tc), "mb64_nb64_kb32_tm32_tn32_team128_ks4_tc");
+  EXPECT_EQ(parse_config(to_string(split)), split);
+  EXPECT_EQ(parse_config(to_string(split_tc)), split_tc);
+  EXPECT_EQ(parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks1"), (Config{32, 64, 32, 4, 4, 128}));
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
                           "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
-                          "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc"})
+                          "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc",
+                          "mb128_nb64_kb16_tm8_tn4_team256_ks", "mb128_nb64_kb16_tm8_tn4_team256_ks4_ks4",
+                          "mb128_nb64_kb16_tm8_tn4_team256_tc_ks4", "mb128_nb64_kb16_tm8_tn4_team256_ks-2"})
     EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
 }
 
@@ -100,6 +108,7 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     expect_rejected([&] { gemm(A, B, C, with({30, 64, 8, 4, 4, 1})); }, {"not a multiple of the micro-tile"});
     expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"must be positive"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks must be positive"});
     Options fp16_accumulation;
     fp16_accumulation.accum = Accum::F16;
     expect_rejected([&] { gemm(A, B, C, fp16_accumulation); }, {"fp16 accumulation", "fp32 data"});

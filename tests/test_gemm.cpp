@@ -42,13 +42,18 @@ void check_edge_shapes(std::initializer_list<Config> configs) {
     }
 }
 
+// Threads per team for the multi-thread geometries: 4, or fewer where the space allows fewer.
+template <class Space>
+int small_team() {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  return std::min(4, int(Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_max(
+                         KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag())));
+}
+
 // The edge shapes for every compiled micro-tile variant, in three geometries: one micro-tile per
 // team, several per thread (partial sums in scratch), and a multi-thread team.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
-  using Space = typename TypeParam::ExecSpace;
-  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  const int team_max = std::min(4, int(Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_max(
-                                         KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag())));
+  const int team_max = small_team<typename TypeParam::ExecSpace>();
   for (auto [tm, tn] : micro_tiles())
     check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, 5, tm, tn, 1},
                                   {2 * tm, 2 * tn, 16, tm, tn, team_max}});
@@ -65,6 +70,27 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
   for (auto [tm, tn] : warp_tiles())
     check_edge_shapes<TypeParam>({{tm, tn, 16, tm, tn, 32, true}, {2 * tm, tn, 32, tm, tn, 64, true},
                                   {2 * tm, 2 * tn, 16, tm, tn, 128, true}});
+}
+
+// Split K on every space: 3 splits (uneven on K = 300), 16 splits (more than most edge shapes
+// have slabs: fewer are used), batched products with alpha and beta, and tensor cores where
+// the case has them. Consecutive calls reuse the arrival counters the previous call left.
+KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
+  using Space = typename TypeParam::ExecSpace;
+  const auto [tm, tn] = micro_tiles().front();
+  const Config three{2 * tm, 2 * tn, 16, tm, tn, small_team<Space>(), false, 3};
+  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, false, 16}});
+  for (bool shared : {false, true}) {
+    GemmCheck g;
+    g.batched = true, g.shared_b = shared, g.batch = 5, g.m = 19, g.n = 23, g.k = 77;
+    g.alpha = 1.5f, g.beta = -0.5f, g.config = three;
+    run_check<TypeParam>(g);
+  }
+  if (TensorCores<Space>::available && dtype_of<typename TypeParam::Value>() == DType::F16 &&
+      TypeParam::accum == Accum::F32) {
+    const auto [wm, wn] = warp_tiles().front();
+    check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, true, 3}});
+  }
 }
 
 // op(A), op(B) in {N, T}, row- and column-major storage, alpha and beta both in play.

@@ -148,5 +148,23 @@ TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
   });
 }
 
+// Split K is searched only where the grid is small and every split keeps two slabs or more.
+TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
+  Problem batch1;
+  batch1.m = 49, batch1.n = 512, batch1.k = 4608;
+  const Config eight{32, 64, 32, 4, 4, 128, false, 8};
+  EXPECT_TRUE(split_fits(eight, batch1));
+  Problem short_k = batch1;
+  short_k.k = 480;  // 15 slabs: fewer than two per split
+  EXPECT_FALSE(split_fits(eight, short_k));
+  Problem big_grid = batch1;
+  big_grid.m = 49 * 128;  // 196 x 8 blocks
+  EXPECT_FALSE(split_fits(eight, big_grid));
+  EXPECT_TRUE(split_fits({32, 64, 32, 4, 4, 128}, big_grid));
+  for_each_enabled_space([&](auto space) {
+    for (const Config& c : candidate_configs<decltype(space)>(batch1)) EXPECT_TRUE(split_fits(c, batch1)) << to_string(c);
+  });
+}
+
 }  // namespace
 }  // namespace kgemm::test

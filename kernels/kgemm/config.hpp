@@ -1,7 +1,7 @@
 #pragma once
 // The tunable parameters of the GEMM kernels, printable as one canonical string
-// ("mb64_nb64_kb32_tm4_tn4_team16", "..._team256_tc" for tensor cores) that parses back:
-// log lines, YAML and benchmark labels use it.
+// ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._tc" for tensor cores)
+// that parses back: log lines, YAML and benchmark labels use it.
 #include <string>
 
 namespace kgemm {
@@ -15,6 +15,9 @@ struct Config {
   int team = 16;  // threads per team
   // Tensor cores: tm x tn is then a warp's tile (multiples of 16), one warp per tile.
   bool tc = false;
+  // Split K: teams per block of C, each over its own range of K slabs; the last to finish adds
+  // the partial blocks up. Gives small grids (batch 1, M = 49) enough teams to fill a GPU.
+  int ks = 1;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
@@ -24,7 +27,7 @@ struct Config {
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team && a.tc == b.tc;
+           a.team == b.team && a.ks == b.ks && a.tc == b.tc;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };

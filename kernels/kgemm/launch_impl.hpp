@@ -33,8 +33,8 @@ void check_extents(const GemmArgs<Scalar>& args) {
 
 inline void check_config_shape(const Config& c) {
   const std::string name = to_string(c);
-  if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1)
-    reject("config " + name + ": mb, nb, kb and team must be positive");
+  if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1 || c.ks < 1)
+    reject("config " + name + ": mb, nb, kb, team and ks must be positive");
   if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
     reject("config " + name + ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
            dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
@@ -124,7 +124,9 @@ void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Con
                  Accum accum) {
   detail::with_checked_kernel(space, args, config, accum, [&](const auto& functor, const auto& policy) {
     if (args.M() == 0 || args.N() == 0) return;
-    Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, functor);
+    auto kernel = functor;
+    kernel.template use_split_buffers<typename ExecSpace::memory_space>();
+    Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, kernel);
   });
 }
 

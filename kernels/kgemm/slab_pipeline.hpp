@@ -3,13 +3,15 @@
 // KB-deep slabs of op(A) and op(B) staged in team scratch, double-buffered where the space can
 // overlap the copies with arithmetic (SpaceTraits::slab_buffers). What multiplies a staged slab
 // pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
-// (tensor_core_gemm.hpp).
+// (tensor_core_gemm.hpp). With split K (Config::ks) several teams share a block, each over its
+// own range of slabs, and the last of them to finish writes C (store / finish_block).
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 
 #include "kgemm/config.hpp"
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/split_workspace.hpp"
 #include "kgemm/spaces/space_traits.hpp"
 
 namespace kgemm {
@@ -17,9 +19,11 @@ namespace kgemm {
 // Where element (r, c) of a staged tile lives: r * ld + c (RowMajor) or c * ld + r (ColMajor).
 enum class SlabLayout { RowMajor, ColMajor };
 
-// Block coordinates of one team: product b, first row m0 and first column n0 of its C block.
+// Block coordinates of one team: product b, first row m0 and first column n0 of its C block;
+// the block's index over all products, and which of its K ranges (split) the team walks.
 struct BlockOrigin {
   int b, m0, n0;
+  int block, split;
 };
 
 template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout>
@@ -38,13 +42,26 @@ struct SlabPipeline {
   int blocks_m, blocks_n;
   int k_multiple;  // slabs are staged to a multiple of this depth, zero-filled past K
   int ld_a, ld_b;  // slab row lengths
+  int slabs_per_split, splits;  // splits <= Config::ks: none of them is left without slabs
+  SplitBuffers split;           // set by use_split_buffers when splits > 1
 
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m((a.M() + c.mb - 1) / c.mb), blocks_n((a.N() + c.nb - 1) / c.nb), k_multiple(k_mult),
-        ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad) {}
+        ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad) {
+    const int slabs = (a.K() + c.kb - 1) / c.kb;
+    slabs_per_split = slabs > c.ks ? (slabs + c.ks - 1) / c.ks : 1;
+    splits = slabs > 0 ? (slabs + slabs_per_split - 1) / slabs_per_split : 1;
+  }
 
-  int league_size() const { return blocks_m * blocks_n * args.batch; }
+  int blocks() const { return blocks_m * blocks_n * args.batch; }
+  int league_size() const { return blocks() * splits; }
+
+  // Split K's global buffers: a partial block per team, an arrival counter per block.
+  template <class MemorySpace>
+  void use_split_buffers() {
+    if (splits > 1) split = split_buffers<MemorySpace>(std::size_t(league_size()) * mb * nb, std::size_t(blocks()));
+  }
 
   KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {
     return (bytes + kAlign - 1) / kAlign * kAlign;
@@ -61,10 +78,12 @@ struct SlabPipeline {
   std::size_t scratch_bytes(std::size_t extra_bytes) const { return slab_bytes() + aligned_bytes(extra_bytes) + kAlign; }
 
   KOKKOS_INLINE_FUNCTION BlockOrigin origin(const Member& team) const {
-    const int blocks = blocks_m * blocks_n;
-    const int block = team.league_rank() % blocks;
-    // Consecutive teams walk down M, so they share one B panel while it is hot in cache.
-    return {team.league_rank() / blocks, (block % blocks_m) * mb, (block / blocks_m) * nb};
+    const int per_product = blocks_m * blocks_n;
+    const int block = team.league_rank() / splits, in_product = block % per_product;
+    // A block's splits are neighbours (they finish close together); then consecutive blocks
+    // walk down M, so they share one B panel while it is hot in cache.
+    return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block,
+            team.league_rank() % splits};
   }
 
   // The team's scratch: slab buffers first, the kernel's own region at extra().
@@ -149,7 +168,7 @@ struct SlabPipeline {
     return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
   }
 
-  // Runs multiply(a_slab, b_slab, depth) over every K slab of the team's block. depth is the
+  // Runs multiply(a_slab, b_slab, depth) over the K slabs of the team's split. depth is the
   // slab's K extent rounded up to k_multiple; the rows past K are zeros.
   template <class Multiply>
   KOKKOS_INLINE_FUNCTION void for_each_slab(const Member& team, char* scratch, const BlockOrigin& at,
@@ -171,13 +190,14 @@ struct SlabPipeline {
     // With two buffers one barrier per slab suffices: past it, every thread's copies of this
     // slab are visible and every thread is done with the previous slab, whose buffer the next
     // slab's copies then overwrite while this one is multiplied.
-    const int slabs = (K + kb - 1) / kb;
+    const int first = at.split * slabs_per_split;
+    const int end = first + slabs_per_split < (K + kb - 1) / kb ? first + slabs_per_split : (K + kb - 1) / kb;
     const bool prefetch = Traits::slab_buffers > 1;
-    if (slabs > 0) stage(0);
-    for (int slab = 0; slab < slabs; ++slab) {
+    if (first < end) stage(first);
+    for (int slab = first; slab < end; ++slab) {
       Traits::finish_scratch_copies();
       team.team_barrier();
-      const bool more = slab + 1 < slabs;
+      const bool more = slab + 1 < end;
       if (prefetch && more) stage(slab + 1);
       multiply(static_cast<const Slab*>(a_slab(slab)), static_cast<const Slab*>(b_slab(slab)), depth(slab));
       if (!prefetch && more) {
@@ -185,6 +205,37 @@ struct SlabPipeline {
         stage(slab + 1);
       }
     }
+  }
+
+  // The team's result for element (r, c) of its block: into C, or with split K into the team's
+  // partial block. Every thread then calls finish_block.
+  KOKKOS_INLINE_FUNCTION void store(const BlockOrigin& at, int r, int c, float value) const {
+    if (splits == 1)
+      store_c(at.b, at.m0 + r, at.n0 + c, value);
+    else
+      split.partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
+  }
+
+  // Split K: the last team of a block to arrive adds the partial blocks up, in split order
+  // (results do not depend on which team came last), and writes C. Its partials were written
+  // by other SMs: each thread fences its own stores before the team announces its arrival,
+  // and the last team fences before reading them back past the (incoherent) L1 cache.
+  KOKKOS_INLINE_FUNCTION void finish_block(const Member& team, const BlockOrigin& at) const {
+    if (splits == 1) return;
+    Kokkos::memory_fence();
+    team.team_barrier();
+    int arrived = 0;
+    if (team.team_rank() == 0) arrived = Kokkos::atomic_fetch_add(&split.arrivals[at.block], 1);
+    team.team_broadcast(arrived, 0);
+    if (arrived != splits - 1) return;
+    Kokkos::memory_fence();
+    const volatile float* partials = split.partials + std::size_t(at.block) * splits * mb * nb;
+    team_for_2d(team, mb, nb, [&](int r, int c) {
+      float sum = 0;
+      for (int s = 0; s < splits; ++s) sum += partials[(std::size_t(s) * mb + r) * nb + c];
+      store_c(at.b, at.m0 + r, at.n0 + c, sum);
+    });
+    if (team.team_rank() == 0) split.arrivals[at.block] = 0;  // ready for the next call
   }
 
   // C(b, i, j) = alpha * value + beta * C(b, i, j) inside C. C is not read when beta == 0

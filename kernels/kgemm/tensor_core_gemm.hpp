@@ -43,9 +43,8 @@ struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor
     });
     team.team_barrier();  // every warp is done with the slabs its staging now overwrites
     float* staging = reinterpret_cast<float*>(scratch) + warp * kStaging;
-    tile.for_each_element(staging, lane, [&](int i, int j, float value) {
-      this->store_c(at.b, at.m0 + row0 + i, at.n0 + col0 + j, value);
-    });
+    tile.for_each_element(staging, lane, [&](int i, int j, float value) { this->store(at, row0 + i, col0 + j, value); });
+    this->finish_block(team, at);
   }
 };
 

@@ -102,9 +102,9 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, SlabLayout::ColMajor> {
       const int tile_m = t / tiles_n, tile_n = t % tiles_n;
       if (!in_registers) load_partial(acc, partial, tile_m, tile_n, first);
       for (int ii = 0; ii < TM; ++ii)
-        for (int jj = 0; jj < TN; ++jj)
-          this->store_c(at.b, at.m0 + row_of(tile_m, ii), at.n0 + col_of(tile_n, jj), float(acc[ii][jj]));
+        for (int jj = 0; jj < TN; ++jj) this->store(at, row_of(tile_m, ii), col_of(tile_n, jj), float(acc[ii][jj]));
     }
+    this->finish_block(team, at);
   }
 
   KOKKOS_INLINE_FUNCTION void load_partial(Acc (&acc)[TM][TN], const Acc* partial, int tile_m,

@@ -11,6 +11,13 @@ struct Field {
   int Config::*member;
 };
 constexpr const char* kTensorCores = "_tc";
+constexpr const char* kSplits = "ks";  // optional field after team, written only when not 1
+constexpr const char* kFormat = "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits> and _tc";
+
+bool is_field(const std::string& token, const std::string& key) {
+  return token.compare(0, key.size(), key) == 0 && token.size() > key.size() &&
+         token.find_first_not_of("0123456789", key.size()) == std::string::npos;
+}
 constexpr Field kFields[] = {{"mb", &Config::mb}, {"nb", &Config::nb}, {"kb", &Config::kb},
                              {"tm", &Config::tm}, {"tn", &Config::tn}, {"team", &Config::team}};
 }  // namespace
@@ -21,6 +28,7 @@ std::string to_string(const Config& config) {
     if (&field != kFields) out << '_';
     out << field.key << config.*field.member;
   }
+  if (config.ks != 1) out << '_' << kSplits << config.ks;
   if (config.tc) out << kTensorCores;
   return out.str();
 }
@@ -33,17 +41,20 @@ Config parse_config(const std::string& text) {
   std::string token;
   for (const Field& field : kFields) {
     const std::string key = field.key;
-    if (!std::getline(in, token, '_') || token.compare(0, key.size(), key) != 0 ||
-        token.size() == key.size() ||
-        token.find_first_not_of("0123456789", key.size()) != std::string::npos) {
+    if (!std::getline(in, token, '_') || !is_field(token, key)) {
       throw std::invalid_argument("kgemm: '" + text + "' is not a config string: expected field '" +
-                                  key + "<number>' (format mb64_nb64_kb32_tm4_tn4_team16)");
+                                  key + "<number>' (" + kFormat + ")");
     }
     config.*field.member = std::stoi(token.substr(key.size()));
   }
+  auto unexpected = [&](const std::string& what) {
+    return std::invalid_argument("kgemm: '" + text + "' is not a config string: unexpected '" + what +
+                                 "' after team (" + kFormat + ")");
+  };
   if (std::getline(in, token, '_')) {
-    throw std::invalid_argument("kgemm: '" + text + "' is not a config string: unexpected '" + token +
-                                "' after team (format mb64_nb64_kb32_tm4_tn4_team16, optionally ending in _tc)");
+    if (!is_field(token, kSplits)) throw unexpected(token);
+    config.ks = std::stoi(token.substr(std::string(kSplits).size()));
+    if (std::getline(in, token, '_')) throw unexpected(token);
   }
   return config;
 }

@@ -49,14 +49,14 @@ namespace {
 
 // The parameters Climb steps along; the team size is not one of them on its own (on GPUs it
 // follows from the tiles), but configs differing only in team are neighbours too.
-using Coordinates = std::array<int, 4>;  // ranks of mb, nb, kb and the micro-tile
+using Coordinates = std::array<int, 5>;  // ranks of mb, nb, kb, the micro-tile and ks
 
 class Neighbourhood {
  public:
   explicit Neighbourhood(const std::vector<Config>& candidates) : candidates_(candidates) {
     for (const Config& c : candidates) {
       values_[0].insert(c.mb), values_[1].insert(c.nb), values_[2].insert(c.kb);
-      values_[3].insert(c.tm * 1000 + c.tn);
+      values_[3].insert(c.tm * 1000 + c.tn), values_[4].insert(c.ks);
     }
   }
   // Indices of the candidates one step away from candidates_[i].
@@ -66,7 +66,7 @@ class Neighbourhood {
     for (std::size_t j = 0; j < candidates_.size(); ++j) {
       const Coordinates there = coordinates(candidates_[j]);
       int steps = 0;
-      for (int p = 0; p < 4; ++p) steps += std::abs(here[p] - there[p]);
+      for (int p = 0; p < 5; ++p) steps += std::abs(here[p] - there[p]);
       if (steps == 1 || (steps == 0 && j != i)) near.push_back(j);
     }
     return near;
@@ -75,10 +75,10 @@ class Neighbourhood {
  private:
   int rank(int p, int value) const { return int(std::distance(values_[p].begin(), values_[p].find(value))); }
   Coordinates coordinates(const Config& c) const {
-    return {rank(0, c.mb), rank(1, c.nb), rank(2, c.kb), rank(3, c.tm * 1000 + c.tn)};
+    return {rank(0, c.mb), rank(1, c.nb), rank(2, c.kb), rank(3, c.tm * 1000 + c.tn), rank(4, c.ks)};
   }
   const std::vector<Config>& candidates_;
-  std::array<std::set<int>, 4> values_;
+  std::array<std::set<int>, 5> values_;
 };
 
 class Searcher {

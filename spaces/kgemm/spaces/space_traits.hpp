@@ -13,6 +13,7 @@ namespace kgemm {
 // Value lists of the runtime parameters a space accepts; (tm, tn) come from the compiled variants.
 struct ParamRanges {
   std::vector<int> mb, nb, kb, team;
+  std::vector<int> ks;  // K splits
 };
 
 template <class ExecSpace>
@@ -25,7 +26,10 @@ struct SpaceTraits {
   // Level 1: host team scratch is plain memory; level 0 caps it at 32 KiB.
   static constexpr int scratch_level = 1;
   static Config default_config(DType = DType::F32) { return {64, 64, 256, 8, 8, 1}; }
-  static ParamRanges ranges() { return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}}; }
+  // No split K: two or so threads find enough blocks in every shape.
+  static ParamRanges ranges() {
+    return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}, {1}};
+  }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
   // Team scratch is ordinary memory here.
@@ -65,7 +69,8 @@ struct SpaceTraits<Kokkos::Cuda> {
   static ParamRanges ranges() {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs;
     // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
-    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {8, 16, 32, 64, 128, 256, 512}};
+    // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM.
+    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {8, 16, 32, 64, 128, 256, 512}, {1, 2, 4, 8, 16}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
   // stay in registers.

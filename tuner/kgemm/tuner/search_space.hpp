@@ -1,8 +1,8 @@
 #pragma once
 // The configs worth measuring for one problem on one space: the space's legal value lists
 // (spaces/) times the compiled micro-tiles, minus what cannot run on this device (scratch and
-// team limits read at run time, via the same checks a launch makes) and blocks far larger
-// than the problem (they only add padding).
+// team limits read at run time, via the same checks a launch makes), blocks far larger
+// than the problem (they only add padding) and K splits where they cannot pay.
 #include <vector>
 
 #include "kgemm/config.hpp"
@@ -22,6 +22,16 @@ inline bool tile_fits(int tile, int extent, int smallest_listed) {
   return tile <= (cover > smallest_listed ? cover : smallest_listed);
 }
 
+// Split K pays when the grid of blocks is too small to fill the device and each split still
+// has a few slabs to pipeline; above this many blocks, a grid fills any current GPU.
+constexpr long kMostBlocksWorthSplitting = 1024;
+inline bool split_fits(const Config& c, const Problem& problem) {
+  if (c.ks == 1) return true;
+  const long blocks = long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
+  const int slabs = (problem.k + c.kb - 1) / c.kb;
+  return blocks <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
+}
+
 template <class ExecSpace>
 std::vector<Config> candidate_configs(const Problem& problem) {
   using Traits = SpaceTraits<ExecSpace>;
@@ -30,27 +40,29 @@ std::vector<Config> candidate_configs(const Problem& problem) {
   auto consider = [&](const Config& c) {
     if (c.mb % c.tm != 0 || c.nb % c.tn != 0) return;
     if (!tile_fits(c.mb, problem.m, ranges.mb.front()) || !tile_fits(c.nb, problem.n, ranges.nb.front()) ||
-        !tile_fits(c.kb, problem.k, ranges.kb.front()))
+        !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem))
       return;
     if (!Traits::worth_trying(c)) return;
     if (!detail::why_illegal<ExecSpace>(problem, c).empty()) return;
     candidates.push_back(c);
   };
-  for (auto [tm, tn] : micro_tiles())
-    for (int mb : ranges.mb)
-      for (int nb : ranges.nb)
-        for (int kb : ranges.kb)
-          for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team});
-  // Tensor-core configs (fp16 on spaces that have them): the team is one warp per tile.
-  if (TensorCores<ExecSpace>::available && problem.dtype == DType::F16)
-    for (auto [tm, tn] : warp_tiles())
+  for (int ks : ranges.ks) {
+    for (auto [tm, tn] : micro_tiles())
       for (int mb : ranges.mb)
         for (int nb : ranges.nb)
-          for (int kb : ranges.kb) {
-            Config c{mb, nb, kb, tm, tn, 0, true};
-            c.team = c.micro_tiles() * c.threads_per_tile();  // consider() drops blocks not a multiple of the tile
-            consider(c);
-          }
+          for (int kb : ranges.kb)
+            for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks});
+    // Tensor-core configs (fp16 on spaces that have them): the team is one warp per tile.
+    if (TensorCores<ExecSpace>::available && problem.dtype == DType::F16)
+      for (auto [tm, tn] : warp_tiles())
+        for (int mb : ranges.mb)
+          for (int nb : ranges.nb)
+            for (int kb : ranges.kb) {
+              Config c{mb, nb, kb, tm, tn, 0, true, ks};
+              c.team = c.micro_tiles() * c.threads_per_tile();  // consider() drops blocks not a multiple of the tile
+              consider(c);
+            }
+  }
   return candidates;
 }
 
