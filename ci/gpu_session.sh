@@ -9,6 +9,8 @@
 #   KGEMM_START_STORE   store to start from (e.g. the committed configs/ file), so that tuning a
 #                       subset (one batch size) keeps every other entry
 #   KGEMM_RESUME=1      autotune skips shapes the store already has (continuing a cut-off call)
+#   KGEMM_PEERS         peers of the GEMM benchmarks (default: all; "kokkosblas" leaves out the
+#                       host's OpenBLAS, minutes at batch 128)
 #   KGEMM_PROBE         for probe: space-separated dtype:batch:config triples, each run over the
 #                       20 shapes with kgemm-run (a kernel change measured before re-tuning)
 set -uo pipefail
@@ -74,7 +76,7 @@ if has bench; then
   short="--benchmark_min_time=0.05 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true"
   for b in ${batches//,/ }; do
     log "benchmarks batch $b"
-    "$build/benchmarks/kgemm-bench-gemm" --space cuda --batch "$b" --dtype fp32,fp16 $short \
+    "$build/benchmarks/kgemm-bench-gemm" --space cuda --batch "$b" --dtype fp32,fp16 ${KGEMM_PEERS+--peers=$KGEMM_PEERS} $short \
         --benchmark_out="$out/bench-gemm-b$b.json" --benchmark_out_format=json > "$out/bench-gemm-b$b.log" 2>&1
     echo "bench gemm b$b rc=$?"
   done

@@ -166,5 +166,24 @@ TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   });
 }
 
+// A search starts split along K where the default's grid leaves the device idle, and only
+// on spaces that list splits.
+TEST(SearchSpace, StartSplitsSmallGridsWhereTheSpaceSplits) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    Problem batch1;
+    batch1.m = 49, batch1.n = 512, batch1.k = 4608;
+    const Config start = search_start<Space>(batch1, 132);
+    EXPECT_TRUE(split_fits(start, batch1)) << to_string(start);
+    if (SpaceTraits<Space>::ranges().ks.size() > 1)
+      EXPECT_GT(start.ks, 1) << Space::name();
+    else
+      EXPECT_EQ(start, SpaceTraits<Space>::default_config(batch1.dtype)) << Space::name();
+    Problem batch128 = batch1;
+    batch128.m = 49 * 128;
+    EXPECT_EQ(search_start<Space>(batch128, 132).ks, 1) << Space::name();
+  });
+}
+
 }  // namespace
 }  // namespace kgemm::test

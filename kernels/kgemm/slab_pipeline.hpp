@@ -11,13 +11,11 @@
 
 #include "kgemm/config.hpp"
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/slab_stager.hpp"
 #include "kgemm/split_workspace.hpp"
 #include "kgemm/spaces/space_traits.hpp"
 
 namespace kgemm {
-
-// Where element (r, c) of a staged tile lives: r * ld + c (RowMajor) or c * ld + r (ColMajor).
-enum class SlabLayout { RowMajor, ColMajor };
 
 // Block coordinates of one team: product b, first row m0 and first column n0 of its C block;
 // the block's index over all products, and which of its K ranges (split) the team walks.
@@ -33,7 +31,8 @@ struct SlabPipeline {
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr int kAlign = 64;  // scratch regions start on a cache line
   // Elements one copy moves: runs contiguous in memory and in the slab go 16 bytes at a time on GPUs.
-  static constexpr int kRun = Traits::copy_run_bytes > int(sizeof(Slab)) ? Traits::copy_run_bytes / int(sizeof(Slab)) : 1;
+  using Stager = SlabStager<ExecSpace, Scalar, Slab>;
+  static constexpr int kRun = Stager::kRun;
   // Slab rows padded by one run: bank-conflict-free on GPUs, and runs stay aligned.
   static constexpr int kPad = Traits::is_gpu ? kRun : 0;
 
@@ -99,21 +98,9 @@ struct SlabPipeline {
 
   // Visits (o, i) for o < outer, i < inner with the flat index o * inner + i dealt round-robin
   // to the team's threads, so neighbouring threads touch neighbouring i (coalesced on GPUs).
-  // The walk is incremental: no integer division per element, which would cost more than the
-  // copy itself. One-thread teams (CPUs) get plain nested loops the compiler vectorises.
   template <class F>
   KOKKOS_INLINE_FUNCTION static void team_for_2d(const Member& team, int outer, int inner, F&& f) {
     const int step = team.team_size();
-    if (step == 1) {
-      for (int o = 0; o < outer; ++o)
-        for (int i = 0; i < inner; ++i) f(o, i);
-      return;
-    }
-    if (step % inner == 0) {  // each thread keeps one i: a plain strided loop, cheap addressing
-      const int i = team.team_rank() % inner;
-      for (int o = team.team_rank() / inner; o < outer; o += step / inner) f(o, i);
-      return;
-    }
     const int step_o = step / inner, step_i = step % inner;
     int o = team.team_rank() / inner, i = team.team_rank() % inner;
     while (o < outer) {
@@ -122,50 +109,6 @@ struct SlabPipeline {
       i += step_i;
       if (i >= inner) i -= inner, ++o;
     }
-  }
-
-  // Copies the rows x cols tile of src[b] at (r0, c0) into `to` (layout L, row length ld),
-  // zero-filling what lies outside src. Where the slab's contiguous dimension is also src's,
-  // whole runs move as one copy (when aligned); otherwise the walk follows src's unit-stride
-  // dimension so global reads stay coalesced. Copies may complete asynchronously (SpaceTraits).
-  template <SlabLayout L>
-  KOKKOS_INLINE_FUNCTION void stage_tile(const Member& team, Slab* to, int ld, const MatrixRef<const Scalar>& src,
-                                         int b, int r0, int c0, int rows, int cols) const {
-    constexpr bool row_major = L == SlabLayout::RowMajor;
-    // (outer, inner): the slab's row index and contiguous index.
-    const int outer = row_major ? rows : cols, inner = row_major ? cols : rows;
-    const int valid_o = (row_major ? src.rows - r0 : src.cols - c0);
-    const int valid_i = (row_major ? src.cols - c0 : src.rows - r0);
-    const std::ptrdiff_t stride_o = row_major ? src.row_stride : src.col_stride;
-    const std::ptrdiff_t stride_i = row_major ? src.col_stride : src.row_stride;
-    const Scalar* from = src.data + b * src.batch_stride + r0 * src.row_stride + c0 * src.col_stride;
-    auto copy = [&](int o, int i) {
-      Slab* slot = to + o * ld + i;
-      if (o < valid_o && i < valid_i)
-        Traits::copy_to_scratch(slot, from + o * stride_o + i * stride_i);
-      else
-        *slot = Slab(0);
-    };
-    if (stride_i != 1) {
-      team_for_2d(team, inner, outer, [&](int i, int o) { copy(o, i); });
-    } else if (kRun == 1) {
-      team_for_2d(team, outer, inner, copy);
-    } else {
-      team_for_2d(team, outer, (inner + kRun - 1) / kRun, [&](int o, int run) {
-        const int i = run * kRun;
-        Slab* slot = to + o * ld + i;
-        const Scalar* source = from + o * stride_o + i;
-        if (o < valid_o && i + kRun <= valid_i && is_aligned(slot, kRun * sizeof(Slab)) &&
-            is_aligned(source, kRun * sizeof(Scalar)))
-          Traits::template copy_run_to_scratch<kRun>(slot, source);
-        else
-          for (int q = 0; q < kRun && i + q < inner; ++q) copy(o, i + q);
-      });
-    }
-  }
-  template <class T>
-  KOKKOS_INLINE_FUNCTION static bool is_aligned(const T* p, std::size_t bytes) {
-    return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
   }
 
   // Runs multiply(a_slab, b_slab, depth) over the K slabs of the team's split. depth is the
@@ -177,14 +120,15 @@ struct SlabPipeline {
     auto a_slab = [&](int slab) { return buffers + (slab % Traits::slab_buffers) * buffer_elements(); };
     auto b_slab = [&](int slab) { return a_slab(slab) + a_elements(); };
     const int K = args.K();
-    auto depth = [&](int slab) {
-      const int kc = K - slab * kb < kb ? K - slab * kb : kb;
-      return (kc + k_multiple - 1) / k_multiple * k_multiple;
+    auto depth = [&](int slab) {  // divides only for the last slab
+      const int kc = K - slab * kb;
+      return kc >= kb ? kb : (kc + k_multiple - 1) / k_multiple * k_multiple;
     };
+    const Stager a_stager(team, ALayout, ld_a, args.A, at.b, at.m0, 0, mb, kb, true, kb);
+    const Stager b_stager(team, SlabLayout::RowMajor, ld_b, args.B, at.b, 0, at.n0, kb, nb, false, kb);
     auto stage = [&](int slab) {
-      const int k0 = slab * kb;
-      stage_tile<ALayout>(team, a_slab(slab), ld_a, args.A, at.b, at.m0, k0, mb, depth(slab));
-      stage_tile<SlabLayout::RowMajor>(team, b_slab(slab), ld_b, args.B, at.b, k0, at.n0, depth(slab), nb);
+      a_stager.stage(a_slab(slab), slab, depth(slab));
+      b_stager.stage(b_slab(slab), slab, depth(slab));
     };
 
     // With two buffers one barrier per slab suffices: past it, every thread's copies of this

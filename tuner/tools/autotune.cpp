@@ -245,8 +245,9 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     };
     const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, budget);
+    const kgemm::Config start = kgemm::search_start<ExecSpace>(problem, device.threads);
     const kgemm::SearchOutcome outcome =
-        kgemm::search(candidates, fallback, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
+        kgemm::search(candidates, start, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
     progress.finish();
 
     kgemm::TunedEntry entry;

@@ -32,6 +32,26 @@ inline bool split_fits(const Config& c, const Problem& problem) {
   return blocks <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
 }
 
+// Where a search starts: the space default, split along K when its grid would leave most of
+// the device's `processors` (SMs) idle: the smallest listed split that gives every processor
+// two teams, or the largest that fits. Searches climbing from the plain default stayed among
+// unsplit configs for the M = 49 layers (H100, session 4).
+template <class ExecSpace>
+Config search_start(const Problem& problem, int processors) {
+  Config start = SpaceTraits<ExecSpace>::default_config(problem.dtype);
+  const long blocks = long((problem.m + start.mb - 1) / start.mb) * ((problem.n + start.nb - 1) / start.nb) * problem.batch;
+  if (blocks >= processors) return start;
+  Config best = start;
+  for (int ks : SpaceTraits<ExecSpace>::ranges().ks) {
+    Config split = start;
+    split.ks = ks;
+    if (!split_fits(split, problem)) break;
+    best = split;
+    if (blocks * ks >= 2L * processors) break;
+  }
+  return best;
+}
+
 template <class ExecSpace>
 std::vector<Config> candidate_configs(const Problem& problem) {
   using Traits = SpaceTraits<ExecSpace>;

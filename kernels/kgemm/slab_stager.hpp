@@ -1,0 +1,144 @@
+#pragma once
+// One thread's share in staging an operand's K slabs into team scratch, worked out once per
+// block. From slab to slab only the K offset moves, so staging a slab is a strided loop with no
+// division and no address derived anew. On the H100 the per-slab set-up this replaces (team
+// split, bounds, alignment, addresses) cost more instructions than the copies, a third of the
+// kernel's; without it fp32 128x64 8x8 went 19.4 -> 24.8 TFLOP/s (docs/gpu-notes.md, session 4).
+#include <Kokkos_Core.hpp>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "kgemm/matrix_ref.hpp"
+#include "kgemm/spaces/space_traits.hpp"
+
+namespace kgemm {
+
+// Where element (r, c) of a staged tile lives: r * ld + c (RowMajor) or c * ld + r (ColMajor).
+enum class SlabLayout { RowMajor, ColMajor };
+
+template <class ExecSpace, class Scalar, class Slab>
+struct SlabStager {
+  using Traits = SpaceTraits<ExecSpace>;
+  // Elements one copy moves: runs contiguous in memory and in the slab go 16 bytes at a time on GPUs.
+  static constexpr int kRun = Traits::copy_run_bytes > int(sizeof(Slab)) ? Traits::copy_run_bytes / int(sizeof(Slab)) : 1;
+
+  // The tile is walked along a slow and a fast coordinate, the fast one being the source's
+  // unit-stride dimension (so neighbouring threads read neighbouring addresses). Coordinates
+  // count elements; along fast a copy moves `width` of them.
+  const Scalar* from = nullptr;           // source of tile element (0, 0) in slab 0
+  std::ptrdiff_t src_slow = 0, src_fast = 0;  // source distance per unit of each coordinate
+  std::ptrdiff_t src_slab = 0;            // source distance between slabs (kb along K)
+  int dst_slow = 0, dst_fast = 0;         // the same in the slab buffer
+  int slow0 = 0, slow_step = 1, fast0 = 0, fast_step = 1;  // this thread's first coordinates, steps
+  int slow_end = 0, fast_end = 0;         // tile extents (the one along K is the slab depth instead)
+  int valid_slow = 0, valid_fast = 0;     // source extents from the tile origin, slab 0
+  int kb = 0;
+  bool k_slow = false;                    // K runs along the slow coordinate (else the fast one)
+  bool contiguous = false;                // fast is unit-stride in the source and in the slab
+  int width = 1;                          // kRun where contiguous and aligned
+
+  // Stages tiles rows x cols at (r0, c0) of src[b], K along columns (k_cols, operand A) or rows
+  // (B); slab s starts kb further along K. `ld` is the slab row length of layout L.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION SlabStager(const Member& team, SlabLayout layout, int ld, const MatrixRef<const Scalar>& src,
+                                    int b, int r0, int c0, int rows, int cols, bool k_cols, int kb_)
+      : kb(kb_) {
+    const bool fast_cols = src.col_stride == 1 || (src.row_stride != 1 && layout == SlabLayout::RowMajor);
+    from = src.data + b * src.batch_stride + r0 * src.row_stride + c0 * src.col_stride;
+    src_slow = fast_cols ? src.row_stride : src.col_stride;
+    src_fast = fast_cols ? src.col_stride : src.row_stride;
+    src_slab = kb * (k_cols ? src.col_stride : src.row_stride);
+    const int dst_row = layout == SlabLayout::RowMajor ? ld : 1, dst_col = layout == SlabLayout::RowMajor ? 1 : ld;
+    dst_slow = fast_cols ? dst_row : dst_col;
+    dst_fast = fast_cols ? dst_col : dst_row;
+    slow_end = fast_cols ? rows : cols;
+    fast_end = fast_cols ? cols : rows;
+    valid_slow = fast_cols ? src.rows - r0 : src.cols - c0;
+    valid_fast = fast_cols ? src.cols - c0 : src.rows - r0;
+    k_slow = fast_cols != k_cols;
+    contiguous = src_fast == 1 && dst_fast == 1;
+    const bool aligned = is_aligned(from) && src_slow % kRun == 0 && src_slab % kRun == 0 && ld % kRun == 0;
+    width = kRun > 1 && contiguous && aligned ? kRun : 1;
+
+    // Copies per slab row (in widths) against the team: a team at least that large covers rows
+    // side by side (threads past a whole number of rows idle), a smaller one walks each row.
+    const int per_row = (fast_end + width - 1) / width, team_size = team.team_size(), rank = team.team_rank();
+    if (team_size >= per_row) {
+      const int rows_at_once = team_size / per_row;
+      slow0 = rank < rows_at_once * per_row ? rank / per_row : INT_MAX / 2;
+      slow_step = rows_at_once;
+      fast0 = rank % per_row * width;
+      fast_step = per_row * width;
+    } else {
+      slow0 = 0, slow_step = 1;
+      fast0 = rank * width;
+      fast_step = team_size * width;
+    }
+  }
+
+  // Copies slab `slab` (depth along K: the slab's extent rounded up) into `to`, zero-filling
+  // what lies outside the source. Copies may complete asynchronously (SpaceTraits).
+  KOKKOS_INLINE_FUNCTION void stage(Slab* to, int slab, int depth) const {
+    // Unit strides known at compile time: 16-byte copies on GPUs, vectorised loops on CPUs.
+    if (width == kRun && contiguous)
+      stage_in<kRun, true>(to, slab, depth);
+    else if (contiguous)
+      stage_in<1, true>(to, slab, depth);
+    else
+      stage_in<1, false>(to, slab, depth);
+  }
+
+ private:
+  template <int W, bool Contiguous>
+  KOKKOS_INLINE_FUNCTION void stage_in(Slab* to, int slab, int depth) const {
+    const int to_fast = Contiguous ? 1 : dst_fast;
+    const std::ptrdiff_t from_fast = Contiguous ? 1 : src_fast;
+    const int slow_n = k_slow ? depth : slow_end, fast_n = k_slow ? fast_end : depth;
+    if (slow0 >= slow_n) return;  // an idle thread
+    const Scalar* source = from + slab * src_slab;
+    const int k0 = slab * kb;
+    const int slow_valid = k_slow ? valid_slow - k0 : valid_slow, fast_valid = k_slow ? valid_fast : valid_fast - k0;
+    // Inside the source with one position per slow row (GPU teams): a flat loop of copies,
+    // pointers stepped, no bounds to check.
+    if (fast_step >= fast_n && slow_n <= slow_valid && fast0 + W <= fast_valid) {
+      const Scalar* src = source + slow0 * src_slow + fast0 * from_fast;
+      Slab* dst = to + slow0 * dst_slow + fast0 * to_fast;
+      const std::ptrdiff_t src_step = slow_step * src_slow;
+      const int dst_step = slow_step * dst_slow;
+      for (int p = slow0; p < slow_n; p += slow_step, src += src_step, dst += dst_step) {
+        if constexpr (W > 1)
+          Traits::template copy_run_to_scratch<W>(dst, src);
+        else
+          Traits::copy_to_scratch(dst, src);
+      }
+      return;
+    }
+    for (int p = slow0; p < slow_n; p += slow_step) {
+      const Scalar* src_row = source + p * src_slow;
+      Slab* dst_row = to + p * dst_slow;
+      for (int q = fast0; q < fast_n; q += fast_step) {
+        if (p < slow_valid && q + W <= fast_valid) {
+          if constexpr (W > 1)
+            Traits::template copy_run_to_scratch<W>(dst_row + q, src_row + q);
+          else
+            Traits::copy_to_scratch(dst_row + q * to_fast, src_row + q * from_fast);
+        } else {
+          for (int e = 0; e < W && q + e < fast_n; ++e) {
+            Slab* slot = dst_row + (q + e) * to_fast;
+            if (p < slow_valid && q + e < fast_valid)
+              Traits::copy_to_scratch(slot, src_row + (q + e) * from_fast);
+            else
+              *slot = Slab(0);
+          }
+        }
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION static bool is_aligned(const Scalar* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % (kRun * sizeof(Scalar)) == 0;
+  }
+};
+
+}  // namespace kgemm
