@@ -32,7 +32,7 @@ trap 'rc=$?; [ $rc -eq 0 ] || echo "[bootstrap] FAILED during: $step (exit $rc).
 
 # --- 1. Debian packages -------------------------------------------------------------------
 packages=(cmake make g++ pkg-config libyaml-cpp-dev libbenchmark-dev libgtest-dev
-          libopenblas-dev python3-matplotlib)
+          libopenblas-dev python3-matplotlib python3-yaml)
 [ $want_cuda -eq 1 ] && packages+=(g++-11 nvidia-cuda-toolkit)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

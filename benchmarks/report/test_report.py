@@ -13,6 +13,7 @@ import tempfile
 import unittest
 
 REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kgemm_report.py")
+STORE_ROWS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "store_rows.py")
 CONFIG = "mb64_nb64_kb16_tm4_tn4_team256"
 SHAPES = {"m64_n64_k64": "conv1 (7x7/2)", "m128_n128_k128": "res2a_branch2a"}
 
@@ -141,6 +142,45 @@ class ReportTest(unittest.TestCase):
         self.assertNotEqual(run.returncode, 0)
         self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
         self.assertIn("truncated.json", run.stderr)
+
+
+STORE = """# kgemm tuned configurations
+device: {space: cuda, name: Some GPU, arch: sm_90, threads: 132}
+entries:
+  - {kernel: gemm, dtype: f32, order: nn, m: 64, n: 64, k: 64, batch: 1, config: %s, gflops: 400, default_gflops: 100, candidates: 9}
+  - {kernel: gemm, dtype: f16, order: nn, m: 64, n: 64, k: 64, batch: 1, config: %s, gflops: 800, default_gflops: 0, candidates: 9}
+  - {kernel: gemm, dtype: f32, order: nn, m: 7, n: 7, k: 7, batch: 1, config: %s, gflops: 5, default_gflops: 5, candidates: 9}
+  - {kernel: batched, dtype: f32, order: nn, m: 64, n: 64, k: 64, batch: 8, config: %s, gflops: 9, default_gflops: 9, candidates: 9}
+""" % ((CONFIG,) * 4)
+
+
+class StoreRowsTest(unittest.TestCase):
+    """A store's measurements become kgemm / kgemm-default rows the report reads beside a peer."""
+
+    def test_gemm_entries_of_listed_shapes_become_rows(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            store, shapes = os.path.join(tmp, "store.yaml"), os.path.join(tmp, "shapes.csv")
+            with open(store, "w") as f:
+                f.write(STORE)
+            with open(shapes, "w") as f:
+                f.write("set,layer,m,n,k\nresnet50_i224_b1,conv1 (7x7/2),64,64,64\n")
+            run = subprocess.run([sys.executable, STORE_ROWS, store, shapes], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            rows = {r["name"]: r for r in json.loads(run.stdout)["benchmarks"]}
+            self.assertEqual(sorted(rows), ["gemm/kgemm-default/cuda/fp32/resnet50_i224_b1/m64_n64_k64",
+                                            "gemm/kgemm/cuda/fp16/resnet50_i224_b1/m64_n64_k64",
+                                            "gemm/kgemm/cuda/fp32/resnet50_i224_b1/m64_n64_k64"])
+            kgemm = rows["gemm/kgemm/cuda/fp32/resnet50_i224_b1/m64_n64_k64"]
+            self.assertEqual((kgemm["GFLOP/s"], kgemm["label"]), (400, f"conv1 (7x7/2) {CONFIG}"))
+            self.assertAlmostEqual(kgemm["real_time"], 2 * 64 ** 3 / 400e3)
+            with open(os.path.join(tmp, "rows.json"), "w") as f:
+                f.write(run.stdout)
+            report = subprocess.run([sys.executable, REPORT, "--out-dir", os.path.join(tmp, "out"),
+                                     os.path.join(tmp, "rows.json")], capture_output=True, text=True)
+            self.assertEqual(report.returncode, 0, report.stderr)
+            with open(os.path.join(tmp, "out", "report.md")) as f:
+                row = markdown_table(f.read(), "## gemm · fp32 · resnet50_i224_b1")[0]
+            self.assertEqual((row["kgemm config (cuda)"], row["kgemm/kgemm-default (cuda)"]), (CONFIG, "4.00"))
 
 
 if __name__ == "__main__":
