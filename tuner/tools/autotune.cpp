@@ -35,8 +35,9 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --dtype LIST        fp32,fp16                                     (default: fp32)
   --batched           tune the batched kernel (one weight matrix B shared by the batch)
   --strategy NAME     exhaustive | random | climb                   (default: climb)
-                      climb: hill climbing from the space default over configs one
-                      parameter step away, restarting at random from each local optimum
+                      climb: hill climbing from the space default (split along K where
+                      its grid leaves the device idle) over configs one parameter step
+                      away, restarting at random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
   --out FILE          store to update (default: the device's store in the search path,
                       else configs/<device>.yaml in the source tree)
@@ -239,7 +240,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
 
     const kgemm::Config fallback = kgemm::SpaceTraits<ExecSpace>::default_config(problem.dtype);
     const kgemm::Measurement baseline = recorded_measure(fallback);
-    // The default is usually a candidate too (climb starts there): reuse its measurement.
+    // The default is usually a candidate too (climb may start there): reuse its measurement.
     const kgemm::Evaluate measure_once = [&](const kgemm::Config& c) {
       return c == fallback ? baseline : recorded_measure(c);
     };
