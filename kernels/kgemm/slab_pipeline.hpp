@@ -30,25 +30,24 @@ struct SlabPipeline {
   using Member = typename Policy::member_type;
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr int kAlign = 64;  // scratch regions start on a cache line
-  // Elements one copy moves: runs contiguous in memory and in the slab go 16 bytes at a time on GPUs.
   using Stager = SlabStager<ExecSpace, Scalar, Slab>;
-  static constexpr int kRun = Stager::kRun;
-  // Slab rows padded by one run: bank-conflict-free on GPUs, and runs stay aligned.
-  static constexpr int kPad = Traits::is_gpu ? kRun : 0;
+  // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
+  static constexpr int kPad = Traits::is_gpu ? Stager::kRun : 0;
 
   GemmArgs<Scalar> args;
   int mb, nb, kb;
   int blocks_m, blocks_n;
   int k_multiple;  // slabs are staged to a multiple of this depth, zero-filled past K
   int ld_a, ld_b;  // slab row lengths
+  int slabs;                    // K slabs of every block
   int slabs_per_split, splits;  // splits <= Config::ks: none of them is left without slabs
-  SplitBuffers split;           // set by use_split_buffers when splits > 1
+  SplitBuffers workspace;       // set by use_split_buffers when splits > 1
 
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m((a.M() + c.mb - 1) / c.mb), blocks_n((a.N() + c.nb - 1) / c.nb), k_multiple(k_mult),
-        ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad) {
-    const int slabs = (a.K() + c.kb - 1) / c.kb;
+        ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad),
+        slabs((a.K() + c.kb - 1) / c.kb) {
     slabs_per_split = slabs > c.ks ? (slabs + c.ks - 1) / c.ks : 1;
     splits = slabs > 0 ? (slabs + slabs_per_split - 1) / slabs_per_split : 1;
   }
@@ -59,7 +58,7 @@ struct SlabPipeline {
   // Split K's global buffers: a partial block per team, an arrival counter per block.
   template <class MemorySpace>
   void use_split_buffers() {
-    if (splits > 1) split = split_buffers<MemorySpace>(std::size_t(league_size()) * mb * nb, std::size_t(blocks()));
+    if (splits > 1) workspace = split_buffers<MemorySpace>(std::size_t(league_size()) * mb * nb, std::size_t(blocks()));
   }
 
   KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {
@@ -135,7 +134,7 @@ struct SlabPipeline {
     // slab are visible and every thread is done with the previous slab, whose buffer the next
     // slab's copies then overwrite while this one is multiplied.
     const int first = at.split * slabs_per_split;
-    const int end = first + slabs_per_split < (K + kb - 1) / kb ? first + slabs_per_split : (K + kb - 1) / kb;
+    const int end = first + slabs_per_split < slabs ? first + slabs_per_split : slabs;
     const bool prefetch = Traits::slab_buffers > 1;
     if (first < end) stage(first);
     for (int slab = first; slab < end; ++slab) {
@@ -157,7 +156,7 @@ struct SlabPipeline {
     if (splits == 1)
       store_c(at.b, at.m0 + r, at.n0 + c, value);
     else
-      split.partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
+      workspace.partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
   }
 
   // Split K: the last team of a block to arrive adds the partial blocks up, in split order
@@ -169,17 +168,17 @@ struct SlabPipeline {
     Kokkos::memory_fence();
     team.team_barrier();
     int arrived = 0;
-    if (team.team_rank() == 0) arrived = Kokkos::atomic_fetch_add(&split.arrivals[at.block], 1);
+    if (team.team_rank() == 0) arrived = Kokkos::atomic_fetch_add(&workspace.arrivals[at.block], 1);
     team.team_broadcast(arrived, 0);
     if (arrived != splits - 1) return;
     Kokkos::memory_fence();
-    const volatile float* partials = split.partials + std::size_t(at.block) * splits * mb * nb;
+    const volatile float* partials = workspace.partials + std::size_t(at.block) * splits * mb * nb;
     team_for_2d(team, mb, nb, [&](int r, int c) {
       float sum = 0;
       for (int s = 0; s < splits; ++s) sum += partials[(std::size_t(s) * mb + r) * nb + c];
       store_c(at.b, at.m0 + r, at.n0 + c, sum);
     });
-    if (team.team_rank() == 0) split.arrivals[at.block] = 0;  // ready for the next call
+    if (team.team_rank() == 0) workspace.arrivals[at.block] = 0;  // ready for the next call
   }
 
   // C(b, i, j) = alpha * value + beta * C(b, i, j) inside C. C is not read when beta == 0

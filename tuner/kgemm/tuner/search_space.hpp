@@ -22,14 +22,18 @@ inline bool tile_fits(int tile, int extent, int smallest_listed) {
   return tile <= (cover > smallest_listed ? cover : smallest_listed);
 }
 
+// Blocks of C a config cuts the problem into (over every product of a batch).
+inline long grid_blocks(const Config& c, const Problem& problem) {
+  return long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
+}
+
 // Split K pays when the grid of blocks is too small to fill the device and each split still
 // has a few slabs to pipeline; above this many blocks, a grid fills any current GPU.
 constexpr long kMostBlocksWorthSplitting = 1024;
 inline bool split_fits(const Config& c, const Problem& problem) {
   if (c.ks == 1) return true;
-  const long blocks = long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
   const int slabs = (problem.k + c.kb - 1) / c.kb;
-  return blocks <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
+  return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
 }
 
 // Where a search starts: the space default, split along K when its grid would leave most of
@@ -39,7 +43,7 @@ inline bool split_fits(const Config& c, const Problem& problem) {
 template <class ExecSpace>
 Config search_start(const Problem& problem, int processors) {
   Config start = SpaceTraits<ExecSpace>::default_config(problem.dtype);
-  const long blocks = long((problem.m + start.mb - 1) / start.mb) * ((problem.n + start.nb - 1) / start.nb) * problem.batch;
+  const long blocks = grid_blocks(start, problem);
   if (blocks >= processors) return start;
   Config best = start;
   for (int ks : SpaceTraits<ExecSpace>::ranges().ks) {
