@@ -50,6 +50,13 @@ int small_team() {
                          KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag())));
 }
 
+// Whether the case has a tensor-core kernel: a space with tensor cores, fp16 data, fp32 accumulation.
+template <class Case>
+bool has_tensor_cores() {
+  return TensorCores<typename Case::ExecSpace>::available && dtype_of<typename Case::Value>() == DType::F16 &&
+         Case::accum == Accum::F32;
+}
+
 // The edge shapes for every compiled micro-tile variant, in three geometries: one micro-tile per
 // team, several per thread (partial sums in scratch), and a multi-thread team.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
@@ -63,10 +70,7 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
 // accumulation: the edge shapes (K not a multiple of the 16-deep fragments, partial blocks)
 // with one and several warps per team.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
-  using Space = typename TypeParam::ExecSpace;
-  if (!TensorCores<Space>::available || dtype_of<typename TypeParam::Value>() != DType::F16 ||
-      TypeParam::accum != Accum::F32)
-    GTEST_SKIP() << "no tensor-core kernel for this case";
+  if (!has_tensor_cores<TypeParam>()) GTEST_SKIP() << "no tensor-core kernel for this case";
   for (auto [tm, tn] : warp_tiles())
     check_edge_shapes<TypeParam>({{tm, tn, 16, tm, tn, 32, true}, {2 * tm, tn, 32, tm, tn, 64, true},
                                   {2 * tm, 2 * tn, 16, tm, tn, 128, true}});
@@ -86,8 +90,7 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
     g.alpha = 1.5f, g.beta = -0.5f, g.config = three;
     run_check<TypeParam>(g);
   }
-  if (TensorCores<Space>::available && dtype_of<typename TypeParam::Value>() == DType::F16 &&
-      TypeParam::accum == Accum::F32) {
+  if (has_tensor_cores<TypeParam>()) {
     const auto [wm, wn] = warp_tiles().front();
     check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, true, 3}});
   }
