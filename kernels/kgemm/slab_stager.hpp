@@ -106,12 +106,12 @@ struct SlabStager {
       Slab* dst = to + slow0 * dst_slow + fast0 * to_fast;
       const std::ptrdiff_t src_step = slow_step * src_slow;
       const int dst_step = slow_step * dst_slow;
-      for (int p = slow0; p < slow_n; p += slow_step, src += src_step, dst += dst_step) {
-        if constexpr (W > 1)
-          Traits::template copy_run_to_scratch<W>(dst, src);
-        else
-          Traits::copy_to_scratch(dst, src);
-      }
+      constexpr int U = Traits::runs_in_flight;
+      int p = slow0;
+      for (; p + (U - 1) * slow_step < slow_n; p += U * slow_step, src += U * src_step, dst += U * dst_step)
+        Traits::template copy_runs_to_scratch<U, W>(dst, dst_step, src, src_step);
+      for (; p < slow_n; p += slow_step, src += src_step, dst += dst_step)
+        Traits::template copy_runs_to_scratch<1, W>(dst, dst_step, src, src_step);
       return;
     }
     for (int p = slow0; p < slow_n; p += slow_step) {

@@ -2,6 +2,7 @@
 // Per-execution-space facts the kernels and the tuner build on: the micro-tile layout that suits
 // the hardware, the default config, and the legal value lists the tuner searches.
 #include <Kokkos_Core.hpp>
+#include <cstddef>
 #include <type_traits>
 #include <vector>
 
@@ -49,6 +50,12 @@ struct SpaceTraits {
   template <int R, class To, class From>
   KOKKOS_INLINE_FUNCTION static void copy_run_to_scratch(To* to, const From* from) {
     for (int q = 0; q < R; ++q) to[q] = To(from[q]);
+  }
+  // Runs a thread copies per loop turn (copy_runs_to_scratch); caches hide the latency here.
+  static constexpr int runs_in_flight = 1;
+  template <int U, int R, class To, class From>
+  KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {
+    for (int u = 0; u < U; ++u) copy_run_to_scratch<R>(to + u * to_step, from + u * from_step);
   }
   KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {}
 };
@@ -115,6 +122,31 @@ struct SpaceTraits<Kokkos::Cuda> {
     } else
 #endif
       for (int q = 0; q < R; ++q) copy_to_scratch(to + q, from + q);
+  }
+  // U runs `to_step` / `from_step` apart. Copies through registers (fp16 rows not 16-byte
+  // aligned, fp16 widened to fp32) load all U runs before storing any, so U loads are in
+  // flight at once: one at a time, conv1's 147-wide fp16 rows ran at half its fp32 speed
+  // (H100, session 4). cp.async copies are asynchronous anyway.
+  static constexpr int runs_in_flight = 4;
+  template <int U, int R, class To, class From>
+  KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<To, std::remove_const_t<From>>::value && (sizeof(To) == 4 || sizeof(To) * R == 16)) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) copy_run_to_scratch<R>(to + u * to_step, from + u * from_step);
+    } else
+#endif
+    {
+      std::remove_const_t<From> loaded[U][R];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int q = 0; q < R; ++q) loaded[u][q] = from[u * from_step + q];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int q = 0; q < R; ++q) to[u * to_step + q] = To(loaded[u][q]);
+    }
   }
   // Waits for this thread's asynchronous copies; a team barrier then publishes them to all.
   KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {
