@@ -10,6 +10,7 @@
 #include "kgemm.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
+#include "kgemm/tiled_gemm.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 
 namespace kgemm::test {
@@ -109,6 +110,8 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"must be positive"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks must be positive"});
+    if (kTiledALayout<Space> == SlabLayout::RowMajor)
+      expect_rejected([&] { gemm(A, B, C, with({64, 64, 6, 4, 4, 256})); }, {"four k at a time", "multiple of 4"});
     Options fp16_accumulation;
     fp16_accumulation.accum = Accum::F16;
     expect_rejected([&] { gemm(A, B, C, fp16_accumulation); }, {"fp16 accumulation", "fp32 data"});

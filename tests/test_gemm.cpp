@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "kgemm/spaces/tensor_core_tile.hpp"
+#include "kgemm/tiled_gemm.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/variants.hpp"
 #include "support/cases.hpp"
@@ -58,11 +59,14 @@ bool has_tensor_cores() {
 }
 
 // The edge shapes for every compiled micro-tile variant, in three geometries: one micro-tile per
-// team, several per thread (partial sums in scratch), and a multi-thread team.
+// team, several per thread (partial sums in scratch), and a multi-thread team. The middle one
+// has slabs of an odd depth, or of 12 where the A slab is read four k at a time.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
-  const int team_max = small_team<typename TypeParam::ExecSpace>();
+  using Space = typename TypeParam::ExecSpace;
+  const int team_max = small_team<Space>();
+  const int odd_kb = kTiledALayout<Space> == SlabLayout::RowMajor ? 12 : 5;
   for (auto [tm, tn] : micro_tiles())
-    check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, 5, tm, tn, 1},
+    check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, odd_kb, tm, tn, 1},
                                   {2 * tm, 2 * tn, 16, tm, tn, team_max}});
 }
 

@@ -97,6 +97,9 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
     }
     return;
   }
+  if (kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % 4 != 0)
+    reject("config " + to_string(c) + ": " + ExecSpace::name() +
+           " reads the A slab four k at a time; make kb a multiple of 4");
   with_micro_tile(c.tm, c.tn, [&](auto tile) {
     constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
     auto run = [&](auto acc_tag) {

@@ -9,19 +9,33 @@
 
 namespace kgemm {
 
+// The A slab's layout: on GPUs K-contiguous, as row-major A itself is, so slabs copy in 16-byte
+// runs and each thread reads four k of one of its rows in one 16-byte load (the same number of
+// scratch loads as k-major runs of four rows, without the transposing 4-byte copies); on CPUs
+// k-major, so a micro-tile's TM values of one k sit side by side for the vectoriser.
+template <class ExecSpace>
+constexpr SlabLayout kTiledALayout = SpaceTraits<ExecSpace>::is_gpu ? SlabLayout::RowMajor : SlabLayout::ColMajor;
+
 // Register micro-tiles: each thread accumulates TM x TN products in registers, reading the
-// A slab k-major (a column of the block per k) and the B slab row by row.
+// B slab row by row.
 template <class ExecSpace, class Scalar, class Acc, int TM, int TN>
-struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, SlabLayout::ColMajor> {
-  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, SlabLayout::ColMajor>;
+struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>> {
+  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>>;
   using typename Pipeline::Member;
   using Traits = SpaceTraits<ExecSpace>;
-  static constexpr int RM = Traits::micro_run(TM);
+  static constexpr bool kRowMajorA = kTiledALayout<ExecSpace> == SlabLayout::RowMajor;
+  // k read four at a time from a K-contiguous A slab: slabs are staged to a multiple of four.
+  static constexpr int kKRun = 4;
+  // A thread's rows (columns) come in runs of RM (RN) adjacent ones, interleaved with its
+  // neighbours' runs. Rows of a K-contiguous A slab are single (RM = 1): the rows a warp reads
+  // together are then adjacent, and with slab rows of kb + 4 words (4 x odd) they fall in
+  // different bank quads.
+  static constexpr int RM = kRowMajorA ? 1 : Traits::micro_run(TM);
   static constexpr int RN = Traits::micro_run(TN);
 
-  // On GPUs, RM (RN) consecutive scratch values read as one aligned 16-byte access (a quarter of
-  // the shared-memory load instructions). Runs start at multiples of their length in rows whose
-  // length is a multiple of it, from 64-byte aligned regions, so the alignment holds.
+  // On GPUs, R consecutive scratch values read as one aligned 16-byte access. Runs start at
+  // multiples of their length in rows whose length is a multiple of it, from 64-byte aligned
+  // regions, so the alignment holds.
   template <int R>
   struct alignas(sizeof(Acc) * R) Run {
     Acc v[R];
@@ -35,7 +49,7 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, SlabLayout::ColMajor> {
   int tiles_m, tiles_n, tiles_per_thread;
 
   TiledGemm(const GemmArgs<Scalar>& a, const Config& c)
-      : Pipeline(a, c, 1), tiles_m(c.mb / c.tm), tiles_n(c.nb / c.tn), tiles_per_thread(c.tiles_per_thread()) {}
+      : Pipeline(a, c, kRowMajorA ? kKRun : 1), tiles_m(c.mb / c.tm), tiles_n(c.nb / c.tn), tiles_per_thread(c.tiles_per_thread()) {}
 
   // When threads walk several micro-tiles, the block's partial sums wait in scratch between slabs.
   KOKKOS_INLINE_FUNCTION std::size_t partial_bytes() const {
@@ -47,34 +61,35 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, SlabLayout::ColMajor> {
   KOKKOS_INLINE_FUNCTION int row_of(int tile_m, int ii) const { return ((ii / RM) * tiles_m + tile_m) * RM + ii % RM; }
   KOKKOS_INLINE_FUNCTION int col_of(int tile_n, int jj) const { return ((jj / RN) * tiles_n + tile_n) * RN + jj % RN; }
 
-  // acc += a_slab[k, rows] (x) b_slab[k, cols] for one micro-tile and one k.
-  KOKKOS_INLINE_FUNCTION void multiply_step(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab, int tile_m,
-                                            int tile_n, int k) const {
-    const Acc* a_k = a_slab + k * this->ld_a;
-    const Acc* b_k = b_slab + k * this->ld_b;
-    Acc a[TM], bv[TN];
-    if constexpr (Traits::is_gpu) {
-      for (int ii = 0; ii < TM; ii += RM) load_run<RM>(a_k + row_of(tile_m, ii), a + ii);
-      for (int jj = 0; jj < TN; jj += RN) load_run<RN>(b_k + col_of(tile_n, jj), bv + jj);
+  // acc += a_slab[rows, k] (x) b_slab[k, cols] over the slab, for one micro-tile.
+  KOKKOS_INLINE_FUNCTION void multiply(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab,
+                                       int tile_m, int tile_n, int kc) const {
+    if constexpr (kRowMajorA) {
+      // Four k per pass: one 16-byte load per row of A, then per k one 16-byte load per run of B.
+      for (int k = 0; k < kc; k += kKRun) {
+        Acc a[TM][kKRun];
+        for (int ii = 0; ii < TM; ++ii) load_run<kKRun>(a_slab + row_of(tile_m, ii) * this->ld_a + k, a[ii]);
+        for (int u = 0; u < kKRun; ++u) {
+          const Acc* b_k = b_slab + (k + u) * this->ld_b;
+          Acc bv[TN];
+          for (int jj = 0; jj < TN; jj += RN) load_run<RN>(b_k + col_of(tile_n, jj), bv + jj);
+          for (int ii = 0; ii < TM; ++ii)
+            for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii][u] * bv[jj];
+        }
+      }
     } else {
       // Plain element loads: the host compiler vectorises these (and loses them through load_run,
       // 50 -> 10 GFLOP/s measured on this repository's 2-core AVX-512 machine).
-      for (int ii = 0; ii < TM; ++ii) a[ii] = a_k[row_of(tile_m, ii)];
-      for (int jj = 0; jj < TN; ++jj) bv[jj] = b_k[col_of(tile_n, jj)];
+      for (int k = 0; k < kc; ++k) {
+        const Acc* a_k = a_slab + k * this->ld_a;
+        const Acc* b_k = b_slab + k * this->ld_b;
+        Acc a[TM], bv[TN];
+        for (int ii = 0; ii < TM; ++ii) a[ii] = a_k[row_of(tile_m, ii)];
+        for (int jj = 0; jj < TN; ++jj) bv[jj] = b_k[col_of(tile_n, jj)];
+        for (int ii = 0; ii < TM; ++ii)
+          for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii] * bv[jj];
+      }
     }
-    for (int ii = 0; ii < TM; ++ii)
-      for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii] * bv[jj];
-  }
-
-  // The whole slab, four k at a time: a fixed-length inner loop the compiler unrolls, so the
-  // scratch loads of the next k are issued before the multiplies of this one.
-  KOKKOS_INLINE_FUNCTION void multiply(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab,
-                                       int tile_m, int tile_n, int kc) const {
-    constexpr int kUnroll = Traits::is_gpu ? 4 : 1;
-    int k = 0;
-    for (; k + kUnroll <= kc; k += kUnroll)
-      for (int u = 0; u < kUnroll; ++u) multiply_step(acc, a_slab, b_slab, tile_m, tile_n, k + u);
-    for (; k < kc; ++k) multiply_step(acc, a_slab, b_slab, tile_m, tile_n, k);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -88,12 +103,19 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, SlabLayout::ColMajor> {
     for (int ii = 0; ii < TM; ++ii)
       for (int jj = 0; jj < TN; ++jj) acc[ii][jj] = Acc(0);
     bool first = true;
+    // One micro-tile per thread (GPUs): its position is worked out once, not on every slab.
+    const int own_tile_m = team.team_rank() / tiles_n, own_tile_n = team.team_rank() % tiles_n;
+    const bool has_tile = team.team_rank() < tiles;
     this->for_each_slab(team, scratch, at, [&](const Acc* a_slab, const Acc* b_slab, int kc) {
+      if (in_registers) {
+        if (has_tile) multiply(acc, a_slab, b_slab, own_tile_m, own_tile_n, kc);
+        return;
+      }
       for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
         const int tile_m = t / tiles_n, tile_n = t % tiles_n;
-        if (!in_registers) load_partial(acc, partial, tile_m, tile_n, first);
+        load_partial(acc, partial, tile_m, tile_n, first);
         multiply(acc, a_slab, b_slab, tile_m, tile_n, kc);
-        if (!in_registers) store_partial(acc, partial, tile_m, tile_n);
+        store_partial(acc, partial, tile_m, tile_n);
       }
       first = false;
     });

@@ -63,9 +63,10 @@ struct SpaceTraits {
 #if defined(KOKKOS_ENABLE_CUDA)
 template <>
 struct SpaceTraits<Kokkos::Cuda> {
-  // GPU threads: each thread's micro-tile is cut into runs of 4 rows/columns interleaved with
-  // its neighbours', so a warp reads consecutive scratch words (no bank conflicts) and each run
-  // is one 16-byte access. One micro-tile per thread keeps accumulators in registers.
+  // GPU threads: each thread's micro-tile is cut into runs of 4 columns (rows of a k-major A
+  // slab) interleaved with its neighbours', so a warp reads consecutive scratch words (no bank
+  // conflicts) and each run is one 16-byte access. One micro-tile per thread keeps accumulators
+  // in registers.
   static constexpr bool is_gpu = true;
   static constexpr int micro_run(int extent) { return extent % 4 == 0 ? 4 : extent; }
   static constexpr int scratch_level = 0;  // shared memory
