@@ -34,7 +34,7 @@ TEST(Search, FastButWrongConfigNeverWins) {
   const auto configs = grid_of_configs();
   const Config wrong{128, 256, 128, 4, 4, 1};
   for (Strategy strategy : {Strategy::Exhaustive, Strategy::Random, Strategy::Climb}) {
-    const SearchOutcome outcome = search(configs, configs[0], strategy, {}, 7, [&](const Config& c) {
+    const SearchOutcome outcome = search(configs, {configs[0]}, strategy, {}, 7, [&](const Config& c) {
       return c == wrong ? Measurement{false, 1e6, "wrong"} : Measurement{true, smooth_speed(c), ""};
     });
     EXPECT_NE(outcome.best, wrong) << to_string(strategy);
@@ -48,19 +48,36 @@ TEST(Search, EvaluationBudgetIsRespectedAndRandomIsSeeded) {
   const auto configs = grid_of_configs();
   auto speed = [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; };
   for (Strategy strategy : {Strategy::Exhaustive, Strategy::Random, Strategy::Climb})
-    EXPECT_EQ(search(configs, configs[0], strategy, parse_budget("9"), 3, speed).log.size(), 9u) << to_string(strategy);
-  const auto first = search(configs, configs[0], Strategy::Random, parse_budget("9"), 11, speed);
-  const auto again = search(configs, configs[0], Strategy::Random, parse_budget("9"), 11, speed);
+    EXPECT_EQ(search(configs, {configs[0]}, strategy, parse_budget("9"), 3, speed).log.size(), 9u) << to_string(strategy);
+  const auto first = search(configs, {configs[0]}, Strategy::Random, parse_budget("9"), 11, speed);
+  const auto again = search(configs, {configs[0]}, Strategy::Random, parse_budget("9"), 11, speed);
   ASSERT_EQ(first.log.size(), again.log.size());
   for (std::size_t i = 0; i < first.log.size(); ++i) EXPECT_EQ(first.log[i].config, again.log[i].config);
 }
 
 TEST(Search, ClimbReachesTheTopOfASmoothLandscapeEarly) {
   const auto configs = grid_of_configs();
-  const SearchOutcome outcome = search(configs, Config{16, 16, 32, 4, 4, 1}, Strategy::Climb,
+  const SearchOutcome outcome = search(configs, {Config{16, 16, 32, 4, 4, 1}}, Strategy::Climb,
                                        parse_budget(std::to_string(configs.size() / 2)), 5,
                                        [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; });
   EXPECT_EQ(outcome.best, (Config{64, 128, 64, 4, 4, 1}));
+}
+
+// Two hills: given a foot of each as starts, climb measures both first and climbs the higher
+// hill (12 evaluations: 2 starts, 4 neighbours of the high foot, 3 new ones a step up).
+TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
+  const auto configs = grid_of_configs();
+  auto two_hills = [](const Config& c) {
+    const bool right = c.nb >= 64;  // the low hill peaks at nb 16, the high one at nb 256
+    const double height = right ? 200.0 : 100.0;
+    return Measurement{true, height / (1.0 + std::abs(std::log2(c.nb / (right ? 256.0 : 16.0)))) - c.mb * 0.01, ""};
+  };
+  const Config low_foot{16, 32, 32, 4, 4, 1}, high_foot{16, 64, 32, 4, 4, 1}, high_top{16, 256, 32, 4, 4, 1};
+  const auto from_both = search(configs, {low_foot, high_foot}, Strategy::Climb, parse_budget("12"), 5, two_hills);
+  ASSERT_GE(from_both.log.size(), 2u);
+  EXPECT_EQ(from_both.log[0].config, low_foot);
+  EXPECT_EQ(from_both.log[1].config, high_foot);
+  EXPECT_EQ(from_both.best, high_top);
 }
 
 TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
@@ -124,7 +141,7 @@ TEST(ProblemBench, MeasuresCorrectConfigsAndRejectsABrokenKernelOnEverySpace) {
       const Measurement bad = bench.measure(candidates[1]);
       EXPECT_FALSE(bad.correct);
       EXPECT_NE(bad.note.find("off by"), std::string::npos) << bad.note;
-      const SearchOutcome outcome = search({candidates[0], candidates[1]}, candidates[0], Strategy::Exhaustive, {}, 1,
+      const SearchOutcome outcome = search({candidates[0], candidates[1]}, {candidates[0]}, Strategy::Exhaustive, {}, 1,
                                            [&](const Config& c) { return bench.measure(c); });
       EXPECT_EQ(outcome.best, candidates[0]);
     }
@@ -166,22 +183,30 @@ TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   });
 }
 
-// A search starts split along K where the default's grid leaves the device idle, and only
-// on spaces that list splits.
-TEST(SearchSpace, StartSplitsSmallGridsWhereTheSpaceSplits) {
+// A search starts from every seed of the space, the default first, split along K where its
+// grid leaves the device idle, and only on spaces that list splits.
+TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
     Problem batch1;
     batch1.m = 49, batch1.n = 512, batch1.k = 4608;
-    const Config start = search_start<Space>(batch1, 132);
-    EXPECT_TRUE(split_fits(start, batch1)) << to_string(start);
-    if (SpaceTraits<Space>::ranges().ks.size() > 1)
-      EXPECT_GT(start.ks, 1) << Space::name();
-    else
-      EXPECT_EQ(start, SpaceTraits<Space>::default_config(batch1.dtype)) << Space::name();
+    const std::vector<Config> starts = search_starts<Space>(batch1, 132);
+    const std::vector<Config> seeds = SpaceTraits<Space>::seed_configs(batch1.dtype);
+    ASSERT_EQ(starts.size(), seeds.size()) << Space::name();
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      EXPECT_TRUE(split_fits(starts[i], batch1)) << to_string(starts[i]);
+      Config unsplit = starts[i];
+      unsplit.ks = 1;
+      EXPECT_EQ(unsplit, seeds[i]) << Space::name();
+      if (SpaceTraits<Space>::ranges().ks.size() > 1)
+        EXPECT_GT(starts[i].ks, 1) << Space::name() << " " << to_string(starts[i]);
+      else
+        EXPECT_EQ(starts[i].ks, 1) << Space::name();
+    }
+    EXPECT_EQ(seeds.front(), SpaceTraits<Space>::default_config(batch1.dtype)) << Space::name();
     Problem batch128 = batch1;
     batch128.m = 49 * 128;
-    EXPECT_EQ(search_start<Space>(batch128, 132).ks, 1) << Space::name();
+    for (const Config& start : search_starts<Space>(batch128, 132)) EXPECT_EQ(start.ks, 1) << Space::name();
   });
 }
 

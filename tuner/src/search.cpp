@@ -121,14 +121,20 @@ class Searcher {
   SearchOutcome outcome_;
 };
 
-void climb(Searcher& searcher, const std::vector<Config>& candidates, std::size_t first, std::mt19937_64& rng) {
+void climb(Searcher& searcher, const std::vector<Config>& candidates, const std::vector<std::size_t>& starts,
+           std::mt19937_64& rng) {
   const Neighbourhood neighbourhood(candidates);
   std::vector<std::size_t> restarts(candidates.size());
   for (std::size_t i = 0; i < restarts.size(); ++i) restarts[i] = i;
   std::shuffle(restarts.begin(), restarts.end(), rng);
 
-  std::size_t here = first;
+  std::size_t here = starts.front();
   double here_gflops = searcher.measure(here);
+  for (std::size_t i : starts) {
+    if (searcher.exhausted()) return;
+    const double gflops = searcher.measure(i);
+    if (gflops > here_gflops) here = i, here_gflops = gflops;
+  }
   while (!searcher.exhausted()) {
     std::vector<std::size_t> near = neighbourhood.of(here);
     std::shuffle(near.begin(), near.end(), rng);
@@ -153,7 +159,7 @@ void climb(Searcher& searcher, const std::vector<Config>& candidates, std::size_
 
 }  // namespace
 
-SearchOutcome search(const std::vector<Config>& candidates, const Config& start, Strategy strategy,
+SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Config>& starts, Strategy strategy,
                      const Budget& budget, std::uint64_t seed, const Evaluate& evaluate,
                      const OnProgress& on_progress) {
   if (candidates.empty()) return {};
@@ -172,11 +178,14 @@ SearchOutcome search(const std::vector<Config>& candidates, const Config& start,
       }
       break;
     case Strategy::Climb: {
-      const auto at_start = std::find(candidates.begin(), candidates.end(), start);
-      climb(searcher, candidates,
-            at_start != candidates.end() ? std::size_t(at_start - candidates.begin())
-                                         : std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng),
-            rng);
+      std::vector<std::size_t> at_starts;
+      for (const Config& start : starts) {
+        const auto at = std::find(candidates.begin(), candidates.end(), start);
+        if (at != candidates.end()) at_starts.push_back(std::size_t(at - candidates.begin()));
+      }
+      if (at_starts.empty())
+        at_starts.push_back(std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng));
+      climb(searcher, candidates, at_starts, rng);
       break;
     }
   }

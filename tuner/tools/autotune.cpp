@@ -35,9 +35,10 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --dtype LIST        fp32,fp16                                     (default: fp32)
   --batched           tune the batched kernel (one weight matrix B shared by the batch)
   --strategy NAME     exhaustive | random | climb                   (default: climb)
-                      climb: hill climbing from the space default (split along K where
-                      its grid leaves the device idle) over configs one parameter step
-                      away, restarting at random from each local optimum
+                      climb: hill climbing from the best of the space's seed configs
+                      (the default first; each split along K where its grid leaves the
+                      device idle) over configs one parameter step away, restarting at
+                      random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
   --out FILE          store to update (default: the device's store in the search path,
                       else configs/<device>.yaml in the source tree)
@@ -246,9 +247,9 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     };
     const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, budget);
-    const kgemm::Config start = kgemm::search_start<ExecSpace>(problem, device.threads);
+    const std::vector<kgemm::Config> starts = kgemm::search_starts<ExecSpace>(problem, device.threads);
     const kgemm::SearchOutcome outcome =
-        kgemm::search(candidates, start, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
+        kgemm::search(candidates, starts, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
     progress.finish();
 
     kgemm::TunedEntry entry;

@@ -59,10 +59,10 @@ int main(int argc, char** argv) {
         kgemm::Budget budget;
         budget.evaluations = std::max(1, int(candidates.size() * shares[s] / 100));
         for (int seed = 1; seed <= seeds; ++seed) {
-          random[s].add(kgemm::search(candidates, candidates[0], kgemm::Strategy::Random, budget, seed, replay).best_gflops / best);
-          climb[s].add(kgemm::search(candidates, candidates[0], kgemm::Strategy::Climb, budget, seed, replay).best_gflops / best);
+          random[s].add(kgemm::search(candidates, {candidates[0]}, kgemm::Strategy::Random, budget, seed, replay).best_gflops / best);
+          climb[s].add(kgemm::search(candidates, {candidates[0]}, kgemm::Strategy::Climb, budget, seed, replay).best_gflops / best);
           const kgemm::Config& anywhere = candidates[(seed * 7919u) % candidates.size()];
-          climb_anywhere[s].add(kgemm::search(candidates, anywhere, kgemm::Strategy::Climb, budget, seed, replay).best_gflops / best);
+          climb_anywhere[s].add(kgemm::search(candidates, {anywhere}, kgemm::Strategy::Climb, budget, seed, replay).best_gflops / best);
         }
       }
     }

@@ -14,8 +14,9 @@ namespace kgemm {
 enum class Strategy {
   Exhaustive,  // every candidate, in order
   Random,      // candidates in random order, until the budget runs out
-  Climb,       // hill climbing from the space default over neighbouring configs (one parameter
-               // one step away), restarting from a random candidate at each local optimum
+  Climb,       // hill climbing from the best of the start configs over neighbouring configs
+               // (one parameter one step away), restarting from a random candidate at each
+               // local optimum
 };
 Strategy parse_strategy(const std::string& text);
 const char* to_string(Strategy strategy);
@@ -50,9 +51,10 @@ using Evaluate = std::function<Measurement(const Config&)>;
 // Called after each evaluation with the outcome so far and the number of candidates.
 using OnProgress = std::function<void(const SearchOutcome&, std::size_t candidates)>;
 
-// Searches `candidates` (the legal configs for one problem). `start` seeds Climb (ignored if
-// not a candidate). `seed` makes Random and Climb repeatable.
-SearchOutcome search(const std::vector<Config>& candidates, const Config& start, Strategy strategy,
+// Searches `candidates` (the legal configs for one problem). Climb measures the `starts` that
+// are candidates (a random one if none is) and climbs from the best. `seed` makes Random and
+// Climb repeatable.
+SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Config>& starts, Strategy strategy,
                      const Budget& budget, std::uint64_t seed, const Evaluate& evaluate,
                      const OnProgress& on_progress = {});
 

@@ -3,6 +3,7 @@
 // (spaces/) times the compiled micro-tiles, minus what cannot run on this device (scratch and
 // team limits read at run time, via the same checks a launch makes), blocks far larger
 // than the problem (they only add padding) and K splits where they cannot pay.
+#include <algorithm>
 #include <vector>
 
 #include "kgemm/config.hpp"
@@ -36,13 +37,12 @@ inline bool split_fits(const Config& c, const Problem& problem) {
   return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
 }
 
-// Where a search starts: the space default, split along K when its grid would leave most of
-// the device's `processors` (SMs) idle: the smallest listed split that gives every processor
-// two teams, or the largest that fits. Searches climbing from the plain default stayed among
-// unsplit configs for the M = 49 layers (H100, session 4).
+// A seed as a search starts from it: split along K when its grid would leave most of the
+// device's `processors` (SMs) idle: the smallest listed split that gives every processor two
+// teams, or the largest that fits. Searches climbing from unsplit configs stayed among
+// unsplit ones for the M = 49 layers (H100, session 4).
 template <class ExecSpace>
-Config search_start(const Problem& problem, int processors) {
-  Config start = SpaceTraits<ExecSpace>::default_config(problem.dtype);
+Config split_for_device(Config start, const Problem& problem, int processors) {
   const long blocks = grid_blocks(start, problem);
   if (blocks >= processors) return start;
   Config best = start;
@@ -54,6 +54,17 @@ Config search_start(const Problem& problem, int processors) {
     if (blocks * ks >= 2L * processors) break;
   }
   return best;
+}
+
+// Where a search starts: the space's seeds (the default first), each split for the device.
+template <class ExecSpace>
+std::vector<Config> search_starts(const Problem& problem, int processors) {
+  std::vector<Config> starts;
+  for (const Config& seed : SpaceTraits<ExecSpace>::seed_configs(problem.dtype)) {
+    const Config start = split_for_device<ExecSpace>(seed, problem, processors);
+    if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
+  }
+  return starts;
 }
 
 template <class ExecSpace>
