@@ -97,7 +97,7 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
     }
     return;
   }
-  if (kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % 4 != 0)
+  if (kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % kTiledKRun != 0)
     reject("config " + to_string(c) + ": " + ExecSpace::name() +
            " reads the A slab four k at a time; make kb a multiple of 4");
   with_micro_tile(c.tm, c.tn, [&](auto tile) {

@@ -123,8 +123,8 @@ struct SlabPipeline {
       const int kc = K - slab * kb;
       return kc >= kb ? kb : (kc + k_multiple - 1) / k_multiple * k_multiple;
     };
-    const Stager a_stager(team, ALayout, ld_a, args.A, at.b, at.m0, 0, mb, kb, true, kb);
-    const Stager b_stager(team, SlabLayout::RowMajor, ld_b, args.B, at.b, 0, at.n0, kb, nb, false, kb);
+    const Stager a_stager(team, ALayout, ld_a, args.A, at.b, at.m0, 0, mb, kb, true);
+    const Stager b_stager(team, SlabLayout::RowMajor, ld_b, args.B, at.b, 0, at.n0, kb, nb, false);
     auto stage = [&](int slab) {
       a_stager.stage(a_slab(slab), slab, depth(slab));
       b_stager.stage(b_slab(slab), slab, depth(slab));

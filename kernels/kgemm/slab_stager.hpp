@@ -39,11 +39,12 @@ struct SlabStager {
   int width = 1;                          // kRun where contiguous and aligned
 
   // Stages tiles rows x cols at (r0, c0) of src[b], K along columns (k_cols, operand A) or rows
-  // (B); slab s starts kb further along K. `ld` is the slab row length of layout L.
+  // (B); slab s starts kb (the tile's extent along K) further along K. `ld` is the slab row
+  // length of layout L.
   template <class Member>
   KOKKOS_INLINE_FUNCTION SlabStager(const Member& team, SlabLayout layout, int ld, const MatrixRef<const Scalar>& src,
-                                    int b, int r0, int c0, int rows, int cols, bool k_cols, int kb_)
-      : kb(kb_) {
+                                    int b, int r0, int c0, int rows, int cols, bool k_cols)
+      : kb(k_cols ? cols : rows) {
     const bool fast_cols = src.col_stride == 1 || (src.row_stride != 1 && layout == SlabLayout::RowMajor);
     from = src.data + b * src.batch_stride + r0 * src.row_stride + c0 * src.col_stride;
     src_slow = fast_cols ? src.row_stride : src.col_stride;

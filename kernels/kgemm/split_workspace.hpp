@@ -33,15 +33,12 @@ SplitBuffers split_buffers(std::size_t partial_count, std::size_t arrival_count)
     // Views must be gone before Kokkos::finalize; a later initialize starts afresh.
     Kokkos::push_finalize_hook([] { buffers.reset(); });
   }
+  const bool grow_partials = buffers->partials.extent(0) < partial_count;
+  const bool grow_arrivals = buffers->arrivals.extent(0) < arrival_count;
   // Kernels launched earlier may still be using the buffers a reallocation frees.
-  if (buffers->partials.extent(0) < partial_count) {
-    Kokkos::fence();
-    buffers->partials = Kokkos::View<float*, MemorySpace>("kgemm::split_partials", partial_count);
-  }
-  if (buffers->arrivals.extent(0) < arrival_count) {
-    Kokkos::fence();
-    buffers->arrivals = Kokkos::View<int*, MemorySpace>("kgemm::split_arrivals", arrival_count);
-  }
+  if (grow_partials || grow_arrivals) Kokkos::fence();
+  if (grow_partials) buffers->partials = Kokkos::View<float*, MemorySpace>("kgemm::split_partials", partial_count);
+  if (grow_arrivals) buffers->arrivals = Kokkos::View<int*, MemorySpace>("kgemm::split_arrivals", arrival_count);
   return {buffers->partials.data(), buffers->arrivals.data()};
 }
 

@@ -15,6 +15,9 @@ namespace kgemm {
 // k-major, so a micro-tile's TM values of one k sit side by side for the vectoriser.
 template <class ExecSpace>
 constexpr SlabLayout kTiledALayout = SpaceTraits<ExecSpace>::is_gpu ? SlabLayout::RowMajor : SlabLayout::ColMajor;
+// k read at a time from a K-contiguous A slab: slabs are staged to a multiple of it, and kb
+// must be one (launch_impl.hpp checks).
+constexpr int kTiledKRun = 4;
 
 // Register micro-tiles: each thread accumulates TM x TN products in registers, reading the
 // B slab row by row.
@@ -24,8 +27,6 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
   using typename Pipeline::Member;
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr bool kRowMajorA = kTiledALayout<ExecSpace> == SlabLayout::RowMajor;
-  // k read four at a time from a K-contiguous A slab: slabs are staged to a multiple of four.
-  static constexpr int kKRun = 4;
   // A thread's rows (columns) come in runs of RM (RN) adjacent ones, interleaved with its
   // neighbours' runs. Rows of a K-contiguous A slab are single (RM = 1): the rows a warp reads
   // together are then adjacent, and with slab rows of kb + 4 words (4 x odd) they fall in
@@ -49,7 +50,7 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
   int tiles_m, tiles_n, tiles_per_thread;
 
   TiledGemm(const GemmArgs<Scalar>& a, const Config& c)
-      : Pipeline(a, c, kRowMajorA ? kKRun : 1), tiles_m(c.mb / c.tm), tiles_n(c.nb / c.tn), tiles_per_thread(c.tiles_per_thread()) {}
+      : Pipeline(a, c, kRowMajorA ? kTiledKRun : 1), tiles_m(c.mb / c.tm), tiles_n(c.nb / c.tn), tiles_per_thread(c.tiles_per_thread()) {}
 
   // When threads walk several micro-tiles, the block's partial sums wait in scratch between slabs.
   KOKKOS_INLINE_FUNCTION std::size_t partial_bytes() const {
@@ -66,10 +67,10 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
                                        int tile_m, int tile_n, int kc) const {
     if constexpr (kRowMajorA) {
       // Four k per pass: one 16-byte load per row of A, then per k one 16-byte load per run of B.
-      for (int k = 0; k < kc; k += kKRun) {
-        Acc a[TM][kKRun];
-        for (int ii = 0; ii < TM; ++ii) load_run<kKRun>(a_slab + row_of(tile_m, ii) * this->ld_a + k, a[ii]);
-        for (int u = 0; u < kKRun; ++u) {
+      for (int k = 0; k < kc; k += kTiledKRun) {
+        Acc a[TM][kTiledKRun];
+        for (int ii = 0; ii < TM; ++ii) load_run<kTiledKRun>(a_slab + row_of(tile_m, ii) * this->ld_a + k, a[ii]);
+        for (int u = 0; u < kTiledKRun; ++u) {
           const Acc* b_k = b_slab + (k + u) * this->ld_b;
           Acc bv[TN];
           for (int jj = 0; jj < TN; jj += RN) load_run<RN>(b_k + col_of(tile_n, jj), bv + jj);

@@ -66,7 +66,7 @@ class Neighbourhood {
     for (std::size_t j = 0; j < candidates_.size(); ++j) {
       const Coordinates there = coordinates(candidates_[j]);
       int steps = 0;
-      for (int p = 0; p < 5; ++p) steps += std::abs(here[p] - there[p]);
+      for (std::size_t p = 0; p < here.size(); ++p) steps += std::abs(here[p] - there[p]);
       if (steps == 1 || (steps == 0 && j != i)) near.push_back(j);
     }
     return near;
