@@ -30,11 +30,19 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   EXPECT_EQ(parse_config(to_string(split)), split);
   EXPECT_EQ(parse_config(to_string(split_tc)), split_tc);
   EXPECT_EQ(parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks1"), (Config{32, 64, 32, 4, 4, 128}));
+  const Config grouped{16, 16, 16, 4, 4, 128, false, 1, 8}, grouped_tc{32, 32, 32, 32, 32, 64, true, 1, 2};
+  EXPECT_EQ(to_string(grouped), "mb16_nb16_kb16_tm4_tn4_team128_bb8");
+  EXPECT_EQ(to_string(grouped_tc), "mb32_nb32_kb32_tm32_tn32_team64_bb2_tc");
+  EXPECT_EQ(parse_config(to_string(grouped)), grouped);
+  EXPECT_EQ(parse_config(to_string(grouped_tc)), grouped_tc);
+  EXPECT_EQ(parse_config("mb16_nb16_kb16_tm4_tn4_team128_ks1_bb8"), grouped);
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
                           "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_ks", "mb128_nb64_kb16_tm8_tn4_team256_ks4_ks4",
-                          "mb128_nb64_kb16_tm8_tn4_team256_tc_ks4", "mb128_nb64_kb16_tm8_tn4_team256_ks-2"})
+                          "mb128_nb64_kb16_tm8_tn4_team256_tc_ks4", "mb128_nb64_kb16_tm8_tn4_team256_ks-2",
+                          "mb16_nb16_kb16_tm4_tn4_team128_bb8_ks1", "mb16_nb16_kb16_tm4_tn4_team128_bb8_bb8",
+                          "mb16_nb16_kb16_tm4_tn4_team128_bb"})
     EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
 }
 
@@ -109,7 +117,9 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     expect_rejected([&] { gemm(A, B, C, with({30, 64, 8, 4, 4, 1})); }, {"not a multiple of the micro-tile"});
     expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"must be positive"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks must be positive"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks and bb must be positive"});
+    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 6, false, 1, 4})); }, {"team 6", "bb = 4", "multiple of bb"});
+    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 32, false, 2, 2})); }, {"(bb) and split K (ks) do not combine"});
     if (kTiledALayout<Space> == SlabLayout::RowMajor)
       expect_rejected([&] { gemm(A, B, C, with({64, 64, 6, 4, 4, 256})); }, {"four k at a time", "multiple of 4"});
     Options fp16_accumulation;
@@ -126,6 +136,7 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
       expect_rejected([&] { gemm(Ah, Bh, Ch, tc_fp16_accumulation); }, {"fp16 data with fp32 accumulation"});
       expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 8, 32, 32, 128, true})); }, {"multiple of 16"});
       expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 32, 32, 64, true})); }, {"one 32-thread warp", "team 128"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({32, 32, 32, 32, 32, 32, true, 1, 2})); }, {"one 32-thread warp", "team 64 for this block and bb"});
       expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 16, 16, 512, true})); }, {"tensor-core warp tile", "32x32"});
     } else {
       expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"does not have", "drop _tc"});

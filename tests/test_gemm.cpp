@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <initializer_list>
+#include <vector>
 
 #include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/tiled_gemm.hpp"
@@ -98,6 +99,35 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
     const auto [wm, wn] = warp_tiles().front();
     check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, true, 3}});
   }
+}
+
+// Several products per team (Config::bb): batch counts that are not a multiple of bb (the last
+// team's spare product teams walk slabs but must not write), odd products, K over several
+// slabs with a remainder, a shared B, alpha and beta; one and four micro-tiles per thread,
+// and a product team per thread. Tensor cores with two warps' products per team where the
+// case has them.
+KGEMM_CASE_TEST(GemmTest, SeveralProductsPerTeam) {
+  using Space = typename TypeParam::ExecSpace;
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  const int team_max = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
+                           .team_size_max(KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag());
+  if (team_max < 2) GTEST_SKIP() << Space::name() << " runs teams of one thread";
+  const int team = std::min(64, team_max), per_product = team / 2;
+  std::vector<Config> configs = {{4, 4 * per_product, 8, 4, 4, team, false, 1, 2},
+                                 {8, 8 * per_product, 12, 4, 4, team, false, 1, 2},
+                                 {4, 4, 8, 4, 4, team, false, 1, team}};
+  if (has_tensor_cores<TypeParam>()) configs.push_back({32, 32, 32, 32, 32, 64, true, 1, 2});
+  const int shapes[][3] = {{1, 1, 1}, {13, 17, 19}, {8, 8, 8}, {20, 9, 30}};
+  for (const Config& config : configs)
+    for (const auto& shape : shapes)
+      for (bool shared : {false, true}) {
+        GemmCheck g;
+        g.batched = true, g.shared_b = shared, g.batch = 5, g.m = shape[0], g.n = shape[1], g.k = shape[2];
+        g.alpha = 1.5f, g.beta = -0.5f, g.config = config;
+        run_check<TypeParam>(g);
+        g.batch = 2 * config.bb + 1, g.beta = 0.0f;
+        run_check<TypeParam, Kokkos::LayoutLeft>(g);
+      }
 }
 
 // op(A), op(B) in {N, T}, row- and column-major storage, alpha and beta both in play.

@@ -4,6 +4,7 @@
 // rejecting a broken kernel, and the measurement cache round trip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -207,6 +208,36 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
     Problem batch128 = batch1;
     batch128.m = 49 * 128;
     for (const Config& start : search_starts<Space>(batch128, 132)) EXPECT_EQ(start.ks, 1) << Space::name();
+  });
+}
+
+// Batches of products smaller than a block (the 8 x 8 squares): on spaces that group products
+// the searches start from the seeds shrunk to a product with products grouped into teams of
+// kGroupedTeam threads, and those starts are candidates; products spanning several blocks are
+// never grouped, and spaces that do not group get neither.
+TEST(SearchSpace, SmallProductsStartGroupedWhereTheSpaceGroups) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    const bool groups = SpaceTraits<Space>::ranges().bb.size() > 1;
+    Problem squares;
+    squares.kernel = Kernel::Batched, squares.m = squares.n = squares.k = 8, squares.batch = 262144;
+    const std::vector<Config> candidates = candidate_configs<Space>(squares);
+    int grouped_starts = 0;
+    for (const Config& start : search_starts<Space>(squares, 132)) {
+      if (start.bb == 1) continue;
+      ++grouped_starts;
+      EXPECT_EQ(start.team, start.micro_tiles() * start.threads_per_tile() * start.bb) << to_string(start);
+      EXPECT_LE(start.team, kGroupedTeam) << to_string(start);
+      EXPECT_NE(std::find(candidates.begin(), candidates.end(), start), candidates.end()) << to_string(start);
+    }
+    EXPECT_EQ(grouped_starts > 0, groups);
+    const bool any_grouped = std::any_of(candidates.begin(), candidates.end(), [](const Config& c) { return c.bb > 1; });
+    EXPECT_EQ(any_grouped, groups);
+    Problem layers = squares;
+    layers.m = 3136, layers.n = 64, layers.k = 576, layers.batch = 128;
+    for (const Config& c : candidate_configs<Space>(layers)) EXPECT_EQ(c.bb, 1) << to_string(c);
+    for (const Config& start : search_starts<Space>(layers, 132)) EXPECT_EQ(start.bb, 1) << to_string(start);
   });
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The tunable parameters of the GEMM kernels, printable as one canonical string
-// ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._tc" for tensor cores)
-// that parses back: log lines, YAML and benchmark labels use it.
+// ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._bb8" for products per
+// team, "..._tc" for tensor cores) that parses back: log lines, YAML and benchmark labels use it.
 #include <string>
 
 namespace kgemm {
@@ -18,16 +18,20 @@ struct Config {
   // Split K: teams per block of C, each over its own range of K slabs; the last to finish adds
   // the partial blocks up. Gives small grids (batch 1, M = 49) enough teams to fill a GPU.
   int ks = 1;
+  // Products of a batch per team, each on team / bb of its threads: small products (8 x 8 ...
+  // 32 x 32) would otherwise make GPU blocks of a few threads, of which an SM runs too few.
+  int bb = 1;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
   int micro_tiles() const { return (mb / tm) * (nb / tn); }
   int threads_per_tile() const { return tc ? 32 : 1; }
-  int tiles_per_thread() const { return (micro_tiles() + team - 1) / team; }
+  int threads_per_product() const { return team / bb; }
+  int tiles_per_thread() const { return (micro_tiles() + threads_per_product() - 1) / threads_per_product(); }
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team && a.ks == b.ks && a.tc == b.tc;
+           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.tc == b.tc;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };

@@ -33,8 +33,13 @@ void check_extents(const GemmArgs<Scalar>& args) {
 
 inline void check_config_shape(const Config& c) {
   const std::string name = to_string(c);
-  if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1 || c.ks < 1)
-    reject("config " + name + ": mb, nb, kb, team and ks must be positive");
+  if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1 || c.ks < 1 || c.bb < 1)
+    reject("config " + name + ": mb, nb, kb, team, ks and bb must be positive");
+  if (c.team % c.bb != 0)
+    reject("config " + name + ": team " + std::to_string(c.team) + " does not split into bb = " + std::to_string(c.bb) +
+           " products of equal teams; make team a multiple of bb");
+  if (c.bb > 1 && c.ks > 1)
+    reject("config " + name + ": several products per team (bb) and split K (ks) do not combine; set one of them to 1");
   if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
     reject("config " + name + ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
            dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
@@ -49,9 +54,9 @@ void check_tensor_core_config(const Config& c, Accum accum) {
   if (dtype_of<Scalar>() != DType::F16 || accum != Accum::F32)
     reject("config " + name + ": tensor-core configs take fp16 data with fp32 accumulation");
   if (c.kb % 16 != 0) reject("config " + name + ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");
-  if (c.team != 32 * c.micro_tiles())
+  if (c.threads_per_product() != 32 * c.micro_tiles())
     reject("config " + name + ": a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) + " tile: team " +
-           std::to_string(32 * c.micro_tiles()) + " for this block");
+           std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" + (c.bb > 1 ? " and bb" : ""));
 }
 
 template <class ExecSpace, class Functor>

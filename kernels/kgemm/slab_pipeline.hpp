@@ -4,24 +4,30 @@
 // overlap the copies with arithmetic (SpaceTraits::slab_buffers). What multiplies a staged slab
 // pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
 // (tensor_core_gemm.hpp). With split K (Config::ks) several teams share a block, each over its
-// own range of slabs, and the last of them to finish writes C (store / finish_block).
+// own range of slabs, and the last of them to finish writes C (store / finish_block). With
+// several products per team (Config::bb) each product team works as a team of its own here,
+// in its own share of the scratch (product_team.hpp).
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 
 #include "kgemm/config.hpp"
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/product_team.hpp"
 #include "kgemm/slab_stager.hpp"
 #include "kgemm/split_workspace.hpp"
 #include "kgemm/spaces/space_traits.hpp"
 
 namespace kgemm {
 
-// Block coordinates of one team: product b, first row m0 and first column n0 of its C block;
-// the block's index over all products, and which of its K ranges (split) the team walks.
+// Block coordinates of one product team: product b, first row m0 and first column n0 of its C
+// block; the block's index over all products, which of its K ranges (split) the team walks,
+// and whether it writes C (a product team past the batch's end walks the last block's slabs,
+// for the team's barriers, and writes nothing).
 struct BlockOrigin {
   int b, m0, n0;
   int block, split;
+  bool writes;
 };
 
 template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout>
@@ -42,18 +48,19 @@ struct SlabPipeline {
   int slabs;                    // K slabs of every block
   int slabs_per_split, splits;  // splits <= Config::ks: none of them is left without slabs
   SplitBuffers workspace;       // set by use_split_buffers when splits > 1
+  int products_per_team, threads_per_product;  // Config::bb; the product teams' size
 
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m((a.M() + c.mb - 1) / c.mb), blocks_n((a.N() + c.nb - 1) / c.nb), k_multiple(k_mult),
         ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad),
-        slabs((a.K() + c.kb - 1) / c.kb) {
+        slabs((a.K() + c.kb - 1) / c.kb), products_per_team(c.bb), threads_per_product(c.threads_per_product()) {
     slabs_per_split = slabs > c.ks ? (slabs + c.ks - 1) / c.ks : 1;
     splits = slabs > 0 ? (slabs + slabs_per_split - 1) / slabs_per_split : 1;
   }
 
-  int blocks() const { return blocks_m * blocks_n * args.batch; }
-  int league_size() const { return blocks() * splits; }
+  KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
+  int league_size() const { return (blocks() + products_per_team - 1) / products_per_team * splits; }
 
   // Split K's global buffers: a partial block per team, an arrival counter per block.
   template <class MemorySpace>
@@ -73,22 +80,29 @@ struct SlabPipeline {
   KOKKOS_INLINE_FUNCTION std::size_t buffer_elements() const { return a_elements() + b_elements(); }
   // Scratch of the slab buffers; a kernel's own scratch (`extra_bytes`) follows them.
   KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return Traits::slab_buffers * buffer_elements() * sizeof(Slab); }
-  std::size_t scratch_bytes(std::size_t extra_bytes) const { return slab_bytes() + aligned_bytes(extra_bytes) + kAlign; }
+  // Scratch of one product team, and of the whole team.
+  KOKKOS_INLINE_FUNCTION std::size_t product_bytes(std::size_t extra_bytes) const { return slab_bytes() + aligned_bytes(extra_bytes); }
+  std::size_t scratch_bytes(std::size_t extra_bytes) const { return products_per_team * product_bytes(extra_bytes) + kAlign; }
 
-  KOKKOS_INLINE_FUNCTION BlockOrigin origin(const Member& team) const {
+  KOKKOS_INLINE_FUNCTION ProductTeam<Member> product_team(const Member& team) const { return {team, threads_per_product}; }
+
+  KOKKOS_INLINE_FUNCTION BlockOrigin origin(const Member& team, int group) const {
     const int per_product = blocks_m * blocks_n;
-    const int block = team.league_rank() / splits, in_product = block % per_product;
+    const int wanted = team.league_rank() / splits * products_per_team + group;
+    const bool writes = wanted < blocks();
+    const int block = writes ? wanted : blocks() - 1, in_product = block % per_product;
     // A block's splits are neighbours (they finish close together); then consecutive blocks
     // walk down M, so they share one B panel while it is hot in cache.
     return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block,
-            team.league_rank() % splits};
+            team.league_rank() % splits, writes};
   }
 
-  // The team's scratch: slab buffers first, the kernel's own region at extra().
-  KOKKOS_INLINE_FUNCTION char* scratch(const Member& team, std::size_t extra_bytes) const {
+  // A product team's scratch: slab buffers first, the kernel's own region at extra().
+  KOKKOS_INLINE_FUNCTION char* scratch(const Member& team, std::size_t extra_bytes, int group) const {
     const int level = Traits::scratch_level;  // a copy: device code cannot bind the static member
     auto& memory = team.team_scratch(level);
-    return Traits::in_scratch(static_cast<char*>(memory.get_shmem_aligned(slab_bytes() + aligned_bytes(extra_bytes), kAlign)));
+    char* base = static_cast<char*>(memory.get_shmem_aligned(products_per_team * product_bytes(extra_bytes), kAlign));
+    return Traits::in_scratch(base + group * product_bytes(extra_bytes));
   }
   template <class T>
   KOKKOS_INLINE_FUNCTION T* extra(char* scratch) const {
@@ -110,10 +124,10 @@ struct SlabPipeline {
     }
   }
 
-  // Runs multiply(a_slab, b_slab, depth) over the K slabs of the team's split. depth is the
-  // slab's K extent rounded up to k_multiple; the rows past K are zeros.
+  // Runs multiply(a_slab, b_slab, depth) over the K slabs of the product team's split. depth is
+  // the slab's K extent rounded up to k_multiple; the rows past K are zeros.
   template <class Multiply>
-  KOKKOS_INLINE_FUNCTION void for_each_slab(const Member& team, char* scratch, const BlockOrigin& at,
+  KOKKOS_INLINE_FUNCTION void for_each_slab(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
                                             Multiply&& multiply) const {
     Slab* buffers = reinterpret_cast<Slab*>(scratch);
     auto a_slab = [&](int slab) { return buffers + (slab % Traits::slab_buffers) * buffer_elements(); };
@@ -153,6 +167,7 @@ struct SlabPipeline {
   // The team's result for element (r, c) of its block: into C, or with split K into the team's
   // partial block. Every thread then calls finish_block.
   KOKKOS_INLINE_FUNCTION void store(const BlockOrigin& at, int r, int c, float value) const {
+    if (!at.writes) return;
     if (splits == 1)
       store_c(at.b, at.m0 + r, at.n0 + c, value);
     else
@@ -162,7 +177,8 @@ struct SlabPipeline {
   // Split K: the last team of a block to arrive adds the partial blocks up, in split order
   // (results do not depend on which team came last), and writes C. Its partials were written
   // by other SMs: each thread fences its own stores before the team announces its arrival,
-  // and the last team fences before reading them back past the (incoherent) L1 cache.
+  // and the last team fences before reading them back past the (incoherent) L1 cache. Split K
+  // takes one product per team, so the product team is the whole team here.
   KOKKOS_INLINE_FUNCTION void finish_block(const Member& team, const BlockOrigin& at) const {
     if (splits == 1) return;
     Kokkos::memory_fence();

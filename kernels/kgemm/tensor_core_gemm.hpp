@@ -30,9 +30,10 @@ struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor
   }
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(extra_bytes()); }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const BlockOrigin at = this->origin(team);
-    char* scratch = this->scratch(team, extra_bytes());
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
+    const auto team = this->product_team(whole_team);
+    const BlockOrigin at = this->origin(whole_team, team.group);
+    char* scratch = this->scratch(whole_team, extra_bytes(), team.group);
     const int warp = team.team_rank() / Cores::warp, lane = team.team_rank() % Cores::warp;
     const int row0 = (warp / warps_n) * WM, col0 = (warp % warps_n) * WN;
 
@@ -44,7 +45,7 @@ struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor
     team.team_barrier();  // every warp is done with the slabs its staging now overwrites
     float* staging = reinterpret_cast<float*>(scratch) + warp * kStaging;
     tile.for_each_element(staging, lane, [&](int i, int j, float value) { this->store(at, row0 + i, col0 + j, value); });
-    this->finish_block(team, at);
+    this->finish_block(whole_team, at);
   }
 };
 

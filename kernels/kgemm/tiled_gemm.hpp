@@ -93,9 +93,10 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const BlockOrigin at = this->origin(team);
-    char* scratch = this->scratch(team, partial_bytes());
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
+    const auto team = this->product_team(whole_team);
+    const BlockOrigin at = this->origin(whole_team, team.group);
+    char* scratch = this->scratch(whole_team, partial_bytes(), team.group);
     Acc* partial = this->template extra<Acc>(scratch);
     const bool in_registers = tiles_per_thread == 1;
     const int tiles = tiles_m * tiles_n;
@@ -127,7 +128,7 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
       for (int ii = 0; ii < TM; ++ii)
         for (int jj = 0; jj < TN; ++jj) this->store(at, row_of(tile_m, ii), col_of(tile_n, jj), float(acc[ii][jj]));
     }
-    this->finish_block(team, at);
+    this->finish_block(whole_team, at);
   }
 
   KOKKOS_INLINE_FUNCTION void load_partial(Acc (&acc)[TM][TN], const Acc* partial, int tile_m,

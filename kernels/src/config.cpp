@@ -1,5 +1,6 @@
 #include "kgemm/config.hpp"
 
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -11,8 +12,8 @@ struct Field {
   int Config::*member;
 };
 constexpr const char* kTensorCores = "_tc";
-constexpr const char* kSplits = "ks";  // optional field after team, written only when not 1
-constexpr const char* kFormat = "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits> and _tc";
+constexpr const char* kFormat =
+    "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team> and _tc";
 
 bool is_field(const std::string& token, const std::string& key) {
   return token.compare(0, key.size(), key) == 0 && token.size() > key.size() &&
@@ -20,6 +21,8 @@ bool is_field(const std::string& token, const std::string& key) {
 }
 constexpr Field kFields[] = {{"mb", &Config::mb}, {"nb", &Config::nb}, {"kb", &Config::kb},
                              {"tm", &Config::tm}, {"tn", &Config::tn}, {"team", &Config::team}};
+// Fields after team, in this order, each written only when not 1.
+constexpr Field kOptionalFields[] = {{"ks", &Config::ks}, {"bb", &Config::bb}};
 }  // namespace
 
 std::string to_string(const Config& config) {
@@ -28,7 +31,8 @@ std::string to_string(const Config& config) {
     if (&field != kFields) out << '_';
     out << field.key << config.*field.member;
   }
-  if (config.ks != 1) out << '_' << kSplits << config.ks;
+  for (const Field& field : kOptionalFields)
+    if (config.*field.member != 1) out << '_' << field.key << config.*field.member;
   if (config.tc) out << kTensorCores;
   return out.str();
 }
@@ -51,10 +55,12 @@ Config parse_config(const std::string& text) {
     return std::invalid_argument("kgemm: '" + text + "' is not a config string: unexpected '" + what +
                                  "' after team (" + kFormat + ")");
   };
-  if (std::getline(in, token, '_')) {
-    if (!is_field(token, kSplits)) throw unexpected(token);
-    config.ks = std::stoi(token.substr(std::string(kSplits).size()));
-    if (std::getline(in, token, '_')) throw unexpected(token);
+  const Field* next = std::begin(kOptionalFields);
+  while (std::getline(in, token, '_')) {
+    while (next != std::end(kOptionalFields) && !is_field(token, next->key)) ++next;
+    if (next == std::end(kOptionalFields)) throw unexpected(token);
+    config.*next->member = std::stoi(token.substr(std::string(next->key).size()));
+    ++next;
   }
   return config;
 }

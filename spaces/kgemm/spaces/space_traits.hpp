@@ -15,6 +15,7 @@ namespace kgemm {
 struct ParamRanges {
   std::vector<int> mb, nb, kb, team;
   std::vector<int> ks;  // K splits
+  std::vector<int> bb;  // products per team
 };
 
 template <class ExecSpace>
@@ -29,9 +30,9 @@ struct SpaceTraits {
   static Config default_config(DType = DType::F32) { return {64, 64, 256, 8, 8, 1}; }
   // Where the tuner's climb may start (the best of them): the default alone suffices here.
   static std::vector<Config> seed_configs(DType dtype) { return {default_config(dtype)}; }
-  // No split K: two or so threads find enough blocks in every shape.
+  // No split K and one product per team: two or so threads find enough blocks in every shape.
   static ParamRanges ranges() {
-    return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}, {1}};
+    return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}, {1}, {1}};
   }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
@@ -89,11 +90,13 @@ struct SpaceTraits<Kokkos::Cuda> {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs;
     // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
     // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM.
-    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {8, 16, 32, 64, 128, 256, 512}, {1, 2, 4, 8, 16}};
+    // Several products per team give batches of small products blocks of 64 - 256 threads.
+    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {8, 16, 32, 64, 128, 256, 512},
+            {1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
   // stay in registers.
-  static bool worth_trying(const Config& c) { return c.team == c.micro_tiles() * c.threads_per_tile(); }
+  static bool worth_trying(const Config& c) { return c.threads_per_product() == c.micro_tiles() * c.threads_per_tile(); }
   // Team scratch is shared memory, but Kokkos hands it out as a generic pointer, and nvcc then
   // emits generic loads and stores (LD/ST, slower) for the slabs. Rebased on an extern
   // __shared__ array (all of them start at the dynamic shared-memory base, where level-0

@@ -2,7 +2,8 @@
 // The configs worth measuring for one problem on one space: the space's legal value lists
 // (spaces/) times the compiled micro-tiles, minus what cannot run on this device (scratch and
 // team limits read at run time, via the same checks a launch makes), blocks far larger
-// than the problem (they only add padding) and K splits where they cannot pay.
+// than the problem (they only add padding), K splits where they cannot pay and products
+// grouped per team where they are larger than a block.
 #include <algorithm>
 #include <vector>
 
@@ -33,8 +34,41 @@ inline long grid_blocks(const Config& c, const Problem& problem) {
 constexpr long kMostBlocksWorthSplitting = 1024;
 inline bool split_fits(const Config& c, const Problem& problem) {
   if (c.ks == 1) return true;
+  if (c.bb > 1) return false;  // products per team and split K do not combine
   const int slabs = (problem.k + c.kb - 1) / c.kb;
   return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
+}
+
+// Several products per team pay for batches of products that fit one block each.
+inline bool group_fits(const Config& c, const Problem& problem) {
+  return c.bb == 1 || (c.bb <= problem.batch && c.mb >= problem.m && c.nb >= problem.n);
+}
+
+// Threads per team a seed's grouped products make up: four warps, as the one-product seeds have.
+constexpr int kGroupedTeam = 128;
+
+// A seed as a search starts from it on a batch of products smaller than its block: the block
+// (and slab) shrunk to the smallest listed edges covering a product, and as many products per team as
+// make teams of kGroupedTeam threads. The tuner's random starts on the 8 x 8 and 16 x 16
+// squares rarely reached grouped configs. Tensor-core seeds keep their warp tiles.
+template <class ExecSpace>
+Config fit_to_products(Config start, const Problem& problem) {
+  const ParamRanges ranges = SpaceTraits<ExecSpace>::ranges();
+  if (start.tc || problem.batch == 1 || ranges.bb.size() == 1) return start;
+  auto covering = [](const std::vector<int>& listed, int extent, int edge, int tile) {
+    for (int e : listed)
+      if (e >= extent && e % tile == 0) return e < edge ? e : edge;
+    return edge;
+  };
+  start.mb = covering(ranges.mb, problem.m, start.mb, start.tm);
+  start.nb = covering(ranges.nb, problem.n, start.nb, start.tn);
+  start.kb = covering(ranges.kb, problem.k, start.kb, 1);
+  if (start.mb < problem.m || start.nb < problem.n) return start;  // several blocks per product
+  const int per_product = start.micro_tiles() * start.threads_per_tile();
+  for (int bb : ranges.bb)
+    if (bb <= problem.batch && per_product * bb <= kGroupedTeam) start.bb = bb;
+  start.team = per_product * start.bb;
+  return start;
 }
 
 // A seed as a search starts from it: split along K when its grid would leave most of the
@@ -56,12 +90,13 @@ Config split_for_device(Config start, const Problem& problem, int processors) {
   return best;
 }
 
-// Where a search starts: the space's seeds (the default first), each split for the device.
+// Where a search starts: the space's seeds (the default first), each fitted to small products
+// and split for the device.
 template <class ExecSpace>
 std::vector<Config> search_starts(const Problem& problem, int processors) {
   std::vector<Config> starts;
   for (const Config& seed : SpaceTraits<ExecSpace>::seed_configs(problem.dtype)) {
-    const Config start = split_for_device<ExecSpace>(seed, problem, processors);
+    const Config start = split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors);
     if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
   }
   return starts;
@@ -75,29 +110,30 @@ std::vector<Config> candidate_configs(const Problem& problem) {
   auto consider = [&](const Config& c) {
     if (c.mb % c.tm != 0 || c.nb % c.tn != 0) return;
     if (!tile_fits(c.mb, problem.m, ranges.mb.front()) || !tile_fits(c.nb, problem.n, ranges.nb.front()) ||
-        !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem))
+        !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem) || !group_fits(c, problem))
       return;
     if (!Traits::worth_trying(c)) return;
     if (!detail::why_illegal<ExecSpace>(problem, c).empty()) return;
     candidates.push_back(c);
   };
-  for (int ks : ranges.ks) {
-    for (auto [tm, tn] : micro_tiles())
-      for (int mb : ranges.mb)
-        for (int nb : ranges.nb)
-          for (int kb : ranges.kb)
-            for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks});
-    // Tensor-core configs (fp16 on spaces that have them): the team is one warp per tile.
-    if (TensorCores<ExecSpace>::available && problem.dtype == DType::F16)
-      for (auto [tm, tn] : warp_tiles())
+  for (int ks : ranges.ks)
+    for (int bb : ranges.bb) {
+      for (auto [tm, tn] : micro_tiles())
         for (int mb : ranges.mb)
           for (int nb : ranges.nb)
-            for (int kb : ranges.kb) {
-              Config c{mb, nb, kb, tm, tn, 0, true, ks};
-              c.team = c.micro_tiles() * c.threads_per_tile();  // consider() drops blocks not a multiple of the tile
-              consider(c);
-            }
-  }
+            for (int kb : ranges.kb)
+              for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb});
+      // Tensor-core configs (fp16 on spaces that have them): the team is one warp per tile.
+      if (TensorCores<ExecSpace>::available && problem.dtype == DType::F16)
+        for (auto [tm, tn] : warp_tiles())
+          for (int mb : ranges.mb)
+            for (int nb : ranges.nb)
+              for (int kb : ranges.kb) {
+                Config c{mb, nb, kb, tm, tn, 0, true, ks, bb};
+                c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
+                consider(c);
+              }
+    }
   return candidates;
 }
 
