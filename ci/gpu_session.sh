@@ -61,7 +61,7 @@ fi
 
 if has tune-batched; then
   log "autotune batched (budget $budget)"
-  "$build/tuner/autotune" --space cuda --shapes resnet50 --batch 128 --dtype fp32 --batched --budget "$budget" \
+  "$build/tuner/autotune" --space cuda --shapes resnet50 --batch 128 --dtype fp32 --batched --shared-b --budget "$budget" \
       --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" $resume > "$out/autotune-batched.log" 2>> "$out/autotune.err"
   echo "autotune batched rc=$? $(grep -h 'geometric-mean' "$out/autotune-batched.log")"
   for n in 8 16 32 64; do  # the batched squares of the benchmarks: batch = 2^24 / n^2

@@ -51,8 +51,24 @@ TEST(ProblemKey, RoundTripsAndRejectsMalformedText) {
   p.kernel = Kernel::Batched, p.dtype = DType::F16, p.b_order = 't', p.m = 3136, p.n = 64, p.k = 576, p.batch = 128;
   EXPECT_EQ(to_string(p), "batched_f16_nt_m3136_n64_k576_b128");
   EXPECT_EQ(parse_problem(to_string(p)), p);
+  p.kernel = Kernel::SharedB;
+  EXPECT_EQ(to_string(p), "sharedb_f16_nt_m3136_n64_k576_b128");
+  EXPECT_EQ(parse_problem(to_string(p)), p);
+  EXPECT_THROW(parse_problem("conv_f32_nn_m1_n1_k1_b1"), std::invalid_argument);
   EXPECT_THROW(parse_problem("gemm_f64_nn_m1_n1_k1_b1"), std::invalid_argument);
   EXPECT_THROW(parse_problem("gemm_f32_nn_m1_n1_k1"), std::invalid_argument);
+}
+
+// A batched call is keyed as products with their own B, or as products sharing one B when B's
+// batch stride is 0 (tuned apart: the memory traffic differs).
+TEST(ProblemKey, BatchedCallsAreKeyedByWhetherTheyShareB) {
+  Kokkos::View<float***, Kokkos::HostSpace> A("A", 4, 6, 5), B("B", 4, 5, 7), C("C", 4, 6, 7);
+  Kokkos::View<float**, Kokkos::HostSpace> B1("B1", 5, 7), C1("C1", 6, 7);
+  EXPECT_EQ(problem_of(gemm_args(Op::N, Op::N, 1.0f, A, B, 0.0f, C), true).kernel, Kernel::Batched);
+  EXPECT_EQ(problem_of(gemm_args(Op::N, Op::N, 1.0f, A, B1, 0.0f, C), true).kernel, Kernel::SharedB);
+  EXPECT_EQ(to_string(problem_of(gemm_args(Op::N, Op::N, 1.0f, A, B1, 0.0f, C), true)), "sharedb_f32_nn_m6_n7_k5_b4");
+  EXPECT_EQ(problem_of(gemm_args(Op::N, Op::N, 1.0f, Kokkos::subview(A, 0, Kokkos::ALL, Kokkos::ALL), B1, 0.0f, C1), false).kernel,
+            Kernel::Gemm);
 }
 
 // Section 5.2.1 of the source thesis (../shared/seeds/003_*.txt): the 20 distinct im2col GEMMs

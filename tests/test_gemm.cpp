@@ -112,9 +112,11 @@ KGEMM_CASE_TEST(GemmTest, SeveralProductsPerTeam) {
   const int team_max = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
                            .team_size_max(KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag());
   if (team_max < 2) GTEST_SKIP() << Space::name() << " runs teams of one thread";
-  const int team = std::min(64, team_max), per_product = team / 2;
-  std::vector<Config> configs = {{4, 4 * per_product, 8, 4, 4, team, false, 1, 2},
-                                 {8, 8 * per_product, 12, 4, 4, team, false, 1, 2},
+  // Four threads per product where the team has 16 (GPUs), else one; small blocks keep the
+  // products' scratch within every space's limit.
+  const int team = std::min(16, team_max), per_product = team >= 16 ? 4 : 1, products = team / per_product;
+  std::vector<Config> configs = {{4, 4 * per_product, 8, 4, 4, team, false, 1, products},
+                                 {8, 8 * per_product, 12, 4, 4, team, false, 1, products},
                                  {4, 4, 8, 4, 4, team, false, 1, team}};
   if (has_tensor_cores<TypeParam>()) configs.push_back({32, 32, 32, 32, 32, 64, true, 1, 2});
   const int shapes[][3] = {{1, 1, 1}, {13, 17, 19}, {8, 8, 8}, {20, 9, 30}};

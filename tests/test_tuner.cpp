@@ -107,7 +107,7 @@ TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfig) {
   EXPECT_EQ(list[1].measurement.note, "C(0,1,2) off");
 }
 
-// A kernel that is right except for one element of C when it runs `broken`.
+// A kernel that is right except for one element of C (the last product's) when it runs `broken`.
 template <class Space>
 class SabotagedBench : public ProblemBench<Space, float> {
  public:
@@ -117,22 +117,25 @@ class SabotagedBench : public ProblemBench<Space, float> {
     ProblemBench<Space, float>::run(config);
     if (config != broken_) return;
     const auto C = this->output();
-    const int m = int(C.extent(1)) - 1, n = int(C.extent(2)) - 1;
+    const int b = int(C.extent(0)) - 1, m = int(C.extent(1)) - 1, n = int(C.extent(2)) - 1;
     Kokkos::parallel_for(
-        "sabotage", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) { C(0, m, n) += 0.5f; });
+        "sabotage", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) { C(b, m, n) += 0.5f; });
   }
 
  private:
   Config broken_;
 };
 
+// Every kernel kind: a single GEMM, products with their own B each (checked against each
+// product's B), products sharing one B.
 TEST(ProblemBench, MeasuresCorrectConfigsAndRejectsABrokenKernelOnEverySpace) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
     SCOPED_TRACE(Space::name());
-    for (Kernel kernel : {Kernel::Gemm, Kernel::Batched}) {
+    for (Kernel kernel : {Kernel::Gemm, Kernel::Batched, Kernel::SharedB}) {
+      SCOPED_TRACE(to_string(kernel));
       Problem p;
-      p.kernel = kernel, p.m = 37, p.n = 29, p.k = 131, p.batch = kernel == Kernel::Batched ? 3 : 1;
+      p.kernel = kernel, p.m = 37, p.n = 29, p.k = 131, p.batch = kernel == Kernel::Gemm ? 1 : 3;
       const auto candidates = candidate_configs<Space>(p);
       ASSERT_GE(candidates.size(), 2u);
       SabotagedBench<Space> bench(space, p, candidates[1]);
@@ -236,7 +239,10 @@ TEST(SearchSpace, SmallProductsStartGroupedWhereTheSpaceGroups) {
     EXPECT_EQ(any_grouped, groups);
     Problem layers = squares;
     layers.m = 3136, layers.n = 64, layers.k = 576, layers.batch = 128;
-    for (const Config& c : candidate_configs<Space>(layers)) EXPECT_EQ(c.bb, 1) << to_string(c);
+    for (const Config& c : candidate_configs<Space>(layers)) {
+      EXPECT_EQ(c.bb, 1) << to_string(c);
+      EXPECT_GE(std::min(c.mb, c.nb), kSmallestEdgeForLargeExtents) << to_string(c);
+    }
     for (const Config& start : search_starts<Space>(layers, 132)) EXPECT_EQ(start.bb, 1) << to_string(start);
   });
 }

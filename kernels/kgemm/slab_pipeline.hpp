@@ -49,6 +49,8 @@ struct SlabPipeline {
   int slabs_per_split, splits;  // splits <= Config::ks: none of them is left without slabs
   SplitBuffers workspace;       // set by use_split_buffers when splits > 1
   int products_per_team, threads_per_product;  // Config::bb; the product teams' size
+  int a_slab_elements, buffer_elements;  // one slab buffer: its A slab, then its B slab (kAlign-aligned)
+  int last_depth;                        // the last slab's K extent, rounded up to k_multiple
 
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
@@ -57,6 +59,11 @@ struct SlabPipeline {
         slabs((a.K() + c.kb - 1) / c.kb), products_per_team(c.bb), threads_per_product(c.threads_per_product()) {
     slabs_per_split = slabs > c.ks ? (slabs + c.ks - 1) / c.ks : 1;
     splits = slabs > 0 ? (slabs + slabs_per_split - 1) / slabs_per_split : 1;
+    // Worked out here, not by every thread for every slab.
+    const int last_k = a.K() - (slabs - 1) * kb;
+    last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
+    a_slab_elements = aligned_elements(std::size_t(ALayout == SlabLayout::ColMajor ? kb : mb) * ld_a);
+    buffer_elements = a_slab_elements + aligned_elements(std::size_t(kb) * ld_b);
   }
 
   KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
@@ -71,15 +78,9 @@ struct SlabPipeline {
   KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {
     return (bytes + kAlign - 1) / kAlign * kAlign;
   }
-  KOKKOS_INLINE_FUNCTION std::size_t a_elements() const {
-    return aligned_bytes(std::size_t(ALayout == SlabLayout::ColMajor ? kb : mb) * ld_a * sizeof(Slab)) / sizeof(Slab);
-  }
-  KOKKOS_INLINE_FUNCTION std::size_t b_elements() const {
-    return aligned_bytes(std::size_t(kb) * ld_b * sizeof(Slab)) / sizeof(Slab);
-  }
-  KOKKOS_INLINE_FUNCTION std::size_t buffer_elements() const { return a_elements() + b_elements(); }
+  static int aligned_elements(std::size_t elements) { return int(aligned_bytes(elements * sizeof(Slab)) / sizeof(Slab)); }
   // Scratch of the slab buffers; a kernel's own scratch (`extra_bytes`) follows them.
-  KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return Traits::slab_buffers * buffer_elements() * sizeof(Slab); }
+  KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return std::size_t(Traits::slab_buffers) * buffer_elements * sizeof(Slab); }
   // Scratch of one product team, and of the whole team.
   KOKKOS_INLINE_FUNCTION std::size_t product_bytes(std::size_t extra_bytes) const { return slab_bytes() + aligned_bytes(extra_bytes); }
   std::size_t scratch_bytes(std::size_t extra_bytes) const { return products_per_team * product_bytes(extra_bytes) + kAlign; }
@@ -130,13 +131,9 @@ struct SlabPipeline {
   KOKKOS_INLINE_FUNCTION void for_each_slab(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
                                             Multiply&& multiply) const {
     Slab* buffers = reinterpret_cast<Slab*>(scratch);
-    auto a_slab = [&](int slab) { return buffers + (slab % Traits::slab_buffers) * buffer_elements(); };
-    auto b_slab = [&](int slab) { return a_slab(slab) + a_elements(); };
-    const int K = args.K();
-    auto depth = [&](int slab) {  // divides only for the last slab
-      const int kc = K - slab * kb;
-      return kc >= kb ? kb : (kc + k_multiple - 1) / k_multiple * k_multiple;
-    };
+    auto a_slab = [&](int slab) { return buffers + unsigned(slab) % Traits::slab_buffers * buffer_elements; };
+    auto b_slab = [&](int slab) { return a_slab(slab) + a_slab_elements; };
+    auto depth = [&](int slab) { return slab + 1 < slabs ? kb : last_depth; };
     const Stager a_stager(team, ALayout, ld_a, args.A, at.b, at.m0, 0, mb, kb, true);
     const Stager b_stager(team, SlabLayout::RowMajor, ld_b, args.B, at.b, 0, at.n0, kb, nb, false);
     auto stage = [&](int slab) {

@@ -54,12 +54,6 @@ T number_at_least(const std::string& text, T min) {
   return value;
 }
 
-Kernel parse_kernel(const std::string& text) {
-  if (text == "gemm") return Kernel::Gemm;
-  if (text == "batched") return Kernel::Batched;
-  throw std::invalid_argument(text);
-}
-
 std::pair<char, char> parse_orders(const std::string& text) {
   const auto is_order = [](char c) { return c == 'n' || c == 't'; };
   if (text.size() != 2 || !is_order(text[0]) || !is_order(text[1])) throw std::invalid_argument(text);
@@ -134,7 +128,7 @@ StoreHeader read_header(const FieldReader& root) {
 TunedEntry read_entry(const FieldReader& fields) {
   TunedEntry entry;
   Problem& p = entry.problem;
-  p.kernel = fields.parsed("kernel", "gemm or batched", parse_kernel);
+  p.kernel = fields.parsed("kernel", "gemm, batched or sharedb", parse_kernel);
   p.dtype = fields.parsed("dtype", "f32 or f16", parse_dtype);
   std::tie(p.a_order, p.b_order) = fields.parsed("order", "nn, nt, tn or tt", parse_orders);
   p.m = fields.integer("m", 1);
@@ -161,7 +155,7 @@ std::string to_yaml(const ConfigStore& store) {
   out << YAML::BeginSeq;
   for (const TunedEntry& e : store.entries()) {
     const Problem& p = e.problem;
-    out << YAML::Flow << YAML::BeginMap << "kernel" << (p.kernel == Kernel::Gemm ? "gemm" : "batched")
+    out << YAML::Flow << YAML::BeginMap << "kernel" << to_string(p.kernel)
         << "dtype" << to_string(p.dtype) << "order" << std::string{p.a_order, p.b_order} << "m" << p.m << "n"
         << p.n << "k" << p.k << "batch" << p.batch << "config" << to_string(e.config) << "gflops"
         << shortest(e.gflops) << "default_gflops" << shortest(e.default_gflops) << "candidates" << e.candidates

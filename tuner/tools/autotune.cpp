@@ -33,7 +33,8 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --batch LIST        batch sizes, e.g. 1,128                       (default: 1)
                       GEMM: M = batch*H*W. With --batched: batch products of M = H*W
   --dtype LIST        fp32,fp16                                     (default: fp32)
-  --batched           tune the batched kernel (one weight matrix B shared by the batch)
+  --batched           tune batched products (each its own A and B)
+  --shared-b          with --batched: one B shared by the batch (a convolution's weights)
   --strategy NAME     exhaustive | random | climb                   (default: climb)
                       climb: hill climbing from the best of the space's seed configs
                       (the default first; each split along K where its grid leaves the
@@ -59,7 +60,8 @@ struct Request {
 };
 
 std::vector<Request> requests(const kgemm::CommandLine& cli) {
-  const bool batched = cli.has("batched");
+  const bool batched = cli.has("batched"), shared_b = cli.has("shared-b");
+  if (shared_b && !batched) throw std::invalid_argument("--shared-b applies to --batched only");
   std::vector<Request> out;
   for (const std::string& dtype : cli.get_list("dtype", "fp32"))
     for (int batch : cli.get_int_list("batch", "1")) {
@@ -81,7 +83,7 @@ std::vector<Request> requests(const kgemm::CommandLine& cli) {
       for (const auto& s : layers) {
         Request r;
         r.layer = s.layer;
-        r.problem.kernel = batched ? kgemm::Kernel::Batched : kgemm::Kernel::Gemm;
+        r.problem.kernel = !batched ? kgemm::Kernel::Gemm : shared_b ? kgemm::Kernel::SharedB : kgemm::Kernel::Batched;
         r.problem.dtype = kgemm::parse_dtype(dtype);
         r.problem.m = s.m, r.problem.n = s.n, r.problem.k = s.k;
         r.problem.batch = batched ? batch : 1;
@@ -280,7 +282,7 @@ int main(int argc, char** argv) {
     kgemm::CommandLine cli(argc, argv,
                            {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
                             "seed", "cache", "replay"},
-                           {"batched", "resume", "help"});
+                           {"batched", "shared-b", "resume", "help"});
     if (cli.has("help")) {
       std::cout << kHelp;
       return 0;

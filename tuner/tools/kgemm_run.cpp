@@ -56,7 +56,7 @@ void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
     kgemm::fill_uniform(A, 2 * index + 1);
     kgemm::fill_uniform(B, 2 * index + 2);
     const kgemm::Problem problem = kgemm::problem_of(
-        kgemm::gemm_args(kgemm::Op::N, kgemm::Op::N, 1.0f, A, B, 0.0f, C), kgemm::Kernel::Gemm);
+        kgemm::gemm_args(kgemm::Op::N, kgemm::Op::N, 1.0f, A, B, 0.0f, C), false);
     kgemm::Options options;
     if (cli.has("config")) options.config = kgemm::parse_config(cli.get("config", ""));
     const kgemm::Config config = options.config ? *options.config : kgemm::select_config<ExecSpace>(problem);

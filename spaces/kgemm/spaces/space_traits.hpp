@@ -87,11 +87,12 @@ struct SpaceTraits<Kokkos::Cuda> {
     return {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
   }
   static ParamRanges ranges() {
-    // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs;
+    // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs
+    // (8-row and 8-column ones are for 8 x 8 products: search_space.hpp);
     // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
     // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM.
     // Several products per team give batches of small products blocks of 64 - 256 threads.
-    return {{16, 32, 64, 128, 256}, {16, 32, 64, 128, 256}, {8, 16, 32}, {8, 16, 32, 64, 128, 256, 512},
+    return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32}, {8, 16, 32, 64, 128, 256, 512},
             {1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then

@@ -69,14 +69,14 @@ template <class ExecSpace, class Scalar>
 class ProblemBench {
   using Memory = typename ExecSpace::memory_space;
   using Matrices = Kokkos::View<Scalar***, Kokkos::LayoutRight, Memory>;  // (batch, rows, cols)
-  using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Memory>;
 
  public:
-  // Gemm: A m x k, B k x n, C m x n. Batched: `batch` A and C, one B shared by all (the
-  // convolution case). Both in the 'nn' order.
+  // Gemm: A m x k, B k x n, C m x n. Batched: `batch` of each. SharedB: `batch` A and C, one B
+  // shared by all (the convolution case). All in the 'nn' order.
   ProblemBench(const ExecSpace& space, const Problem& problem, std::uint64_t seed, TimingPolicy timing = {})
       : space_(space), problem_(problem), timing_(timing), seed_a_(2 * seed + 1), seed_b_(2 * seed + 2),
-        A_("A", problem.batch, problem.m, problem.k), B_("B", problem.k, problem.n),
+        A_("A", problem.batch, problem.m, problem.k),
+        B_("B", problem.kernel == Kernel::Batched ? problem.batch : 1, problem.k, problem.n),
         C_("C", problem.batch, problem.m, problem.n), x_("x", problem.n), row_sums_("C x", problem.batch * problem.m) {
     fill_uniform(A_, seed_a_);
     fill_uniform(B_, seed_b_);
@@ -90,11 +90,14 @@ class ProblemBench {
   virtual void run(const Config& config) const {
     Options options;
     options.config = config;
+    const auto all = Kokkos::ALL;
     if (problem_.kernel == Kernel::Batched)
       batched_gemm(space_, Op::N, Op::N, 1.0f, A_, B_, 0.0f, C_, options);
+    else if (problem_.kernel == Kernel::SharedB)
+      batched_gemm(space_, Op::N, Op::N, 1.0f, A_, Kokkos::subview(B_, 0, all, all), 0.0f, C_, options);
     else
-      gemm(space_, Op::N, Op::N, 1.0f, Kokkos::subview(A_, 0, Kokkos::ALL, Kokkos::ALL), B_, 0.0f,
-           Kokkos::subview(C_, 0, Kokkos::ALL, Kokkos::ALL), options);
+      gemm(space_, Op::N, Op::N, 1.0f, Kokkos::subview(A_, 0, all, all), Kokkos::subview(B_, 0, all, all), 0.0f,
+           Kokkos::subview(C_, 0, all, all), options);
   }
 
   // Checked, then timed. A config the kernel rejects counts as incorrect, with its reason.
@@ -125,8 +128,10 @@ class ProblemBench {
   double a(int b, int i, int k) const {
     return double(float(Scalar(uniform_from_hash(seed_a_, (std::size_t(b) * problem_.m + i) * problem_.k + k))));
   }
-  double b(int k, int j) const {
-    return double(float(Scalar(uniform_from_hash(seed_b_, std::size_t(k) * problem_.n + j))));
+  // B of product `batch` (the one B where it is shared).
+  double b(int batch, int k, int j) const {
+    const std::size_t product = problem_.kernel == Kernel::Batched ? batch : 0;
+    return double(float(Scalar(uniform_from_hash(seed_b_, (product * problem_.k + k) * problem_.n + j))));
   }
 
   void pick_sample_rows(std::uint64_t seed) {
@@ -144,18 +149,24 @@ class ProblemBench {
       x(j) = (u < 0 ? -0.5f : 0.5f) + 0.5f * u;
     }
     Kokkos::deep_copy(x_, x);
-    std::vector<double> bx(problem_.k, 0.0), abs_bx(problem_.k, 0.0);
-    for (int k = 0; k < problem_.k; ++k)
-      for (int j = 0; j < problem_.n; ++j) bx[k] += b(k, j) * x(j), abs_bx[k] += std::abs(b(k, j) * x(j));
+    const int products_b = problem_.kernel == Kernel::Batched ? problem_.batch : 1;
+    std::vector<double> bx(std::size_t(products_b) * problem_.k, 0.0), abs_bx(bx.size(), 0.0);
+    for (int p = 0; p < products_b; ++p)
+      for (int k = 0; k < problem_.k; ++k)
+        for (int j = 0; j < problem_.n; ++j) {
+          const double bkj = b(p, k, j) * x(j);
+          bx[std::size_t(p) * problem_.k + k] += bkj, abs_bx[std::size_t(p) * problem_.k + k] += std::abs(bkj);
+        }
     expected_sums_.assign(std::size_t(problem_.batch) * problem_.m, 0.0);
     sum_scales_.assign(expected_sums_.size(), 0.0);
     for (int batch = 0; batch < problem_.batch; ++batch)
       for (int i = 0; i < problem_.m; ++i) {
+        const std::size_t b_row = std::size_t(products_b > 1 ? batch : 0) * problem_.k;
         const std::size_t row = std::size_t(batch) * problem_.m + i;
         for (int k = 0; k < problem_.k; ++k) {
           const double a_ik = a(batch, i, k);
-          expected_sums_[row] += a_ik * bx[k];
-          sum_scales_[row] += std::abs(a_ik) * abs_bx[k];
+          expected_sums_[row] += a_ik * bx[b_row + k];
+          sum_scales_[row] += std::abs(a_ik) * abs_bx[b_row + k];
         }
       }
   }
@@ -186,8 +197,8 @@ class ProblemBench {
       for (int j = 0; j < problem_.n; ++j) {
         double exact = 0, magnitude = 0;
         for (int k = 0; k < problem_.k; ++k) {
-          exact += a(batch, i, k) * b(k, j);
-          magnitude += std::abs(a(batch, i, k) * b(k, j));
+          exact += a(batch, i, k) * b(batch, k, j);
+          magnitude += std::abs(a(batch, i, k) * b(batch, k, j));
         }
         const double error = std::abs(double(float(host_row(j))) - exact) / (magnitude > 0 ? magnitude : 1);
         if (error > tolerance)
@@ -203,7 +214,7 @@ class ProblemBench {
   TimingPolicy timing_;
   std::uint64_t seed_a_, seed_b_;
   Matrices A_;
-  Matrix B_;
+  Matrices B_;
   Matrices C_;
   Kokkos::View<float*, Memory> x_;
   Kokkos::View<double*, Memory> row_sums_;

@@ -24,6 +24,12 @@ inline bool tile_fits(int tile, int extent, int smallest_listed) {
   return tile <= (cover > smallest_listed ? cover : smallest_listed);
 }
 
+// Block edges (M, N) below this are tried only on extents they cover (8 x 8 products on GPUs).
+constexpr int kSmallestEdgeForLargeExtents = 16;
+inline bool edge_fits(int edge, int extent, int smallest_listed) {
+  return tile_fits(edge, extent, smallest_listed) && (edge >= kSmallestEdgeForLargeExtents || edge >= extent);
+}
+
 // Blocks of C a config cuts the problem into (over every product of a batch).
 inline long grid_blocks(const Config& c, const Problem& problem) {
   return long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
@@ -48,9 +54,10 @@ inline bool group_fits(const Config& c, const Problem& problem) {
 constexpr int kGroupedTeam = 128;
 
 // A seed as a search starts from it on a batch of products smaller than its block: the block
-// (and slab) shrunk to the smallest listed edges covering a product, and as many products per team as
-// make teams of kGroupedTeam threads. The tuner's random starts on the 8 x 8 and 16 x 16
-// squares rarely reached grouped configs. Tensor-core seeds keep their warp tiles.
+// (and slab) shrunk to the smallest listed edges covering a product, and as many products per
+// team as make teams of at most kGroupedTeam threads that fit the device (scratch). The
+// tuner's random starts on the 8 x 8 and 16 x 16 squares rarely reached grouped configs.
+// Tensor-core seeds keep their warp tiles.
 template <class ExecSpace>
 Config fit_to_products(Config start, const Problem& problem) {
   const ParamRanges ranges = SpaceTraits<ExecSpace>::ranges();
@@ -65,10 +72,13 @@ Config fit_to_products(Config start, const Problem& problem) {
   start.kb = covering(ranges.kb, problem.k, start.kb, 1);
   if (start.mb < problem.m || start.nb < problem.n) return start;  // several blocks per product
   const int per_product = start.micro_tiles() * start.threads_per_tile();
-  for (int bb : ranges.bb)
-    if (bb <= problem.batch && per_product * bb <= kGroupedTeam) start.bb = bb;
-  start.team = per_product * start.bb;
-  return start;
+  Config grouped = start;
+  for (int bb : ranges.bb) {
+    Config c = start;
+    c.bb = bb, c.team = per_product * bb;
+    if (bb <= problem.batch && c.team <= kGroupedTeam && detail::why_illegal<ExecSpace>(problem, c).empty()) grouped = c;
+  }
+  return grouped;
 }
 
 // A seed as a search starts from it: split along K when its grid would leave most of the
@@ -109,7 +119,7 @@ std::vector<Config> candidate_configs(const Problem& problem) {
   std::vector<Config> candidates;
   auto consider = [&](const Config& c) {
     if (c.mb % c.tm != 0 || c.nb % c.tn != 0) return;
-    if (!tile_fits(c.mb, problem.m, ranges.mb.front()) || !tile_fits(c.nb, problem.n, ranges.nb.front()) ||
+    if (!edge_fits(c.mb, problem.m, ranges.mb.front()) || !edge_fits(c.nb, problem.n, ranges.nb.front()) ||
         !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem) || !group_fits(c, problem))
       return;
     if (!Traits::worth_trying(c)) return;
