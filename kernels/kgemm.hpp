@@ -42,14 +42,14 @@ GemmArgs<typename CV::value_type> gemm_args(Op op_a, Op op_b, float alpha, const
 
 namespace detail {
 template <class ExecSpace, class AV, class BV, class CV>
-void run(const ExecSpace& space, bool batched, Op op_a, Op op_b, float alpha, const AV& A,
+void run(const ExecSpace& space, Op op_a, Op op_b, float alpha, const AV& A,
          const BV& B, float beta, const CV& C, const Options& options) {
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename CV::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename AV::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename BV::memory_space>::accessible,
                 "kgemm: the views' memory must be accessible from the execution space");
   const auto args = gemm_args(op_a, op_b, alpha, A, B, beta, C);
-  const Config config = options.config ? *options.config : select_config<ExecSpace>(problem_of(args, batched), options.accum);
+  const Config config = options.config ? *options.config : select_config<ExecSpace>(problem_of(args, CV::rank == 3), options.accum);
   launch_gemm(space, args, config, options.accum);
 }
 }  // namespace detail
@@ -59,7 +59,7 @@ template <class ExecSpace, class AV, class BV, class CV>
 void gemm(const ExecSpace& space, Op op_a, Op op_b, float alpha, const AV& A, const BV& B, float beta,
           const CV& C, const Options& options = {}) {
   static_assert(AV::rank == 2 && BV::rank == 2 && CV::rank == 2, "kgemm::gemm takes rank-2 views; see batched_gemm");
-  detail::run(space, false, op_a, op_b, alpha, A, B, beta, C, options);
+  detail::run(space, op_a, op_b, alpha, A, B, beta, C, options);
 }
 
 template <class AV, class BV, class CV>
@@ -77,7 +77,7 @@ void batched_gemm(const ExecSpace& space, Op op_a, Op op_b, float alpha, const A
     throw std::invalid_argument("kgemm: batched_gemm batch counts differ: A " + std::to_string(batch_extent(A)) +
                                 ", B " + std::to_string(batch_extent(B)) + ", C " +
                                 std::to_string(batch_extent(C)));
-  detail::run(space, true, op_a, op_b, alpha, A, B, beta, C, options);
+  detail::run(space, op_a, op_b, alpha, A, B, beta, C, options);
 }
 
 }  // namespace kgemm

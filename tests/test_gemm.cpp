@@ -44,12 +44,17 @@ void check_edge_shapes(std::initializer_list<Config> configs) {
     }
 }
 
+// The most threads a team of an empty kernel may have on the space.
+template <class Space>
+int team_size_max() {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  return int(Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_max(KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag()));
+}
+
 // Threads per team for the multi-thread geometries: 4, or fewer where the space allows fewer.
 template <class Space>
 int small_team() {
-  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  return std::min(4, int(Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_max(
-                         KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag())));
+  return std::min(4, team_size_max<Space>());
 }
 
 // Whether the case has a tensor-core kernel: a space with tensor cores, fp16 data, fp32 accumulation.
@@ -108,9 +113,7 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
 // case has them.
 KGEMM_CASE_TEST(GemmTest, SeveralProductsPerTeam) {
   using Space = typename TypeParam::ExecSpace;
-  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  const int team_max = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
-                           .team_size_max(KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag());
+  const int team_max = team_size_max<Space>();
   if (team_max < 2) GTEST_SKIP() << Space::name() << " runs teams of one thread";
   // Four threads per product where the team has 16 (GPUs), else one; small blocks keep the
   // products' scratch within every space's limit.

@@ -66,9 +66,9 @@ struct SpaceTraits {
 #if defined(KOKKOS_ENABLE_CUDA)
 template <>
 struct SpaceTraits<Kokkos::Cuda> {
-  // GPU threads: each thread's micro-tile is cut into runs of 4 columns (rows of a k-major A
-  // slab) interleaved with its neighbours', so a warp reads consecutive scratch words (no bank
-  // conflicts) and each run is one 16-byte access. One micro-tile per thread keeps accumulators
+  // GPU threads: each thread's micro-tile columns are cut into runs of 4 interleaved with its
+  // neighbours', so a warp reads consecutive scratch words (no bank conflicts) and each run is
+  // one 16-byte access (A's rows are read four k at a time instead: tiled_gemm.hpp). One micro-tile per thread keeps accumulators
   // in registers.
   static constexpr bool is_gpu = true;
   static constexpr int micro_run(int extent) { return extent % 4 == 0 ? 4 : extent; }

@@ -128,10 +128,10 @@ class ProblemBench {
   double a(int b, int i, int k) const {
     return double(float(Scalar(uniform_from_hash(seed_a_, (std::size_t(b) * problem_.m + i) * problem_.k + k))));
   }
-  // B of product `batch` (the one B where it is shared).
+  // Which of the B matrices product `batch` multiplies by (the one B where it is shared).
+  int b_of(int batch) const { return B_.extent(0) > 1 ? batch : 0; }
   double b(int batch, int k, int j) const {
-    const std::size_t product = problem_.kernel == Kernel::Batched ? batch : 0;
-    return double(float(Scalar(uniform_from_hash(seed_b_, (product * problem_.k + k) * problem_.n + j))));
+    return double(float(Scalar(uniform_from_hash(seed_b_, (std::size_t(b_of(batch)) * problem_.k + k) * problem_.n + j))));
   }
 
   void pick_sample_rows(std::uint64_t seed) {
@@ -149,9 +149,8 @@ class ProblemBench {
       x(j) = (u < 0 ? -0.5f : 0.5f) + 0.5f * u;
     }
     Kokkos::deep_copy(x_, x);
-    const int products_b = problem_.kernel == Kernel::Batched ? problem_.batch : 1;
-    std::vector<double> bx(std::size_t(products_b) * problem_.k, 0.0), abs_bx(bx.size(), 0.0);
-    for (int p = 0; p < products_b; ++p)
+    std::vector<double> bx(B_.extent(0) * problem_.k, 0.0), abs_bx(bx.size(), 0.0);
+    for (int p = 0; p < int(B_.extent(0)); ++p)
       for (int k = 0; k < problem_.k; ++k)
         for (int j = 0; j < problem_.n; ++j) {
           const double bkj = b(p, k, j) * x(j);
@@ -161,7 +160,7 @@ class ProblemBench {
     sum_scales_.assign(expected_sums_.size(), 0.0);
     for (int batch = 0; batch < problem_.batch; ++batch)
       for (int i = 0; i < problem_.m; ++i) {
-        const std::size_t b_row = std::size_t(products_b > 1 ? batch : 0) * problem_.k;
+        const std::size_t b_row = std::size_t(b_of(batch)) * problem_.k;
         const std::size_t row = std::size_t(batch) * problem_.m + i;
         for (int k = 0; k < problem_.k; ++k) {
           const double a_ik = a(batch, i, k);
