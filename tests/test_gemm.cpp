@@ -60,7 +60,7 @@ int small_team() {
 // Whether the case has a tensor-core kernel: a space with tensor cores, fp16 data, fp32 accumulation.
 template <class Case>
 bool has_tensor_cores() {
-  return TensorCores<typename Case::ExecSpace>::available && dtype_of<typename Case::Value>() == DType::F16 &&
+  return TensorCores<typename Case::ExecSpace>::on_device() && dtype_of<typename Case::Value>() == DType::F16 &&
          Case::accum == Accum::F32;
 }
 
@@ -145,6 +145,23 @@ KGEMM_CASE_TEST(GemmTest, TransposesLayoutsAlphaBeta) {
       run_check<TypeParam, Kokkos::LayoutLeft>(g);
       g.alpha = -2.0f, g.beta = 0.0f;
       run_check<TypeParam, Kokkos::LayoutRight>(g);
+    }
+}
+
+// C a window of a wider matrix, its first column 1, 2 or 4 elements in and rows padded to 8:
+// row starts aligned to one, two or four elements, so results are stored element by element,
+// in pairs or in runs of four, and nothing either side of the window is touched (the last run
+// of a row crosses its right edge). Tensor cores where the case has them.
+KGEMM_CASE_TEST(GemmTest, OutputWindowsOfWiderMatrices) {
+  std::vector<std::optional<Config>> configs = {std::nullopt};
+  if (has_tensor_cores<TypeParam>()) configs.push_back(Config{64, 64, 32, 32, 32, 128, true});
+  for (const auto& config : configs)
+    for (int offset : {1, 2, 4}) {
+      GemmCheck g;
+      g.m = 37, g.n = 45, g.k = 29, g.c_offset = offset, g.config = config;
+      run_check<TypeParam>(g);
+      g.batched = true, g.batch = 3, g.alpha = 1.5f, g.beta = -0.5f;
+      run_check<TypeParam>(g);
     }
 }
 

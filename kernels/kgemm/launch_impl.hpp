@@ -51,6 +51,9 @@ void check_tensor_core_config(const Config& c, Accum accum) {
   const std::string name = to_string(c);
   if (!TensorCores<ExecSpace>::available)
     reject("config " + name + " uses tensor cores, which " + ExecSpace::name() + " does not have; drop _tc");
+  if (!TensorCores<ExecSpace>::on_device())
+    reject("config " + name + " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
+           "(this one is older); drop _tc");
   if (dtype_of<Scalar>() != DType::F16 || accum != Accum::F32)
     reject("config " + name + ": tensor-core configs take fp16 data with fp32 accumulation");
   if (c.kb % 16 != 0) reject("config " + name + ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");

@@ -13,6 +13,7 @@
 
 #include "kgemm/config.hpp"
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/packed.hpp"
 #include "kgemm/product_team.hpp"
 #include "kgemm/slab_stager.hpp"
 #include "kgemm/split_workspace.hpp"
@@ -64,6 +65,15 @@ struct SlabPipeline {
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
     a_slab_elements = aligned_elements(std::size_t(ALayout == SlabLayout::ColMajor ? kb : mb) * ld_a);
     buffer_elements = a_slab_elements + aligned_elements(std::size_t(kb) * ld_b);
+  }
+
+  // Whether every run of R adjacent elements of C's rows that starts at a multiple of R is
+  // aligned for one access: rows contiguous, every row of every product starting aligned.
+  template <int R>
+  KOKKOS_INLINE_FUNCTION bool rows_take_runs() const {
+    const auto& C = args.C;
+    return C.col_stride == 1 && reinterpret_cast<std::uintptr_t>(C.data) % (R * sizeof(Scalar)) == 0 &&
+           C.row_stride % R == 0 && C.batch_stride % R == 0;
   }
 
   KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
@@ -161,14 +171,50 @@ struct SlabPipeline {
     }
   }
 
-  // The team's result for element (r, c) of its block: into C, or with split K into the team's
-  // partial block. Every thread then calls finish_block.
+  // Results in runs (the tensor-core kernel's pairs): visit(store) calls store(r, c, values) for
+  // runs of R adjacent columns of the block (r, c .. c + R - 1; c a multiple of R). Split K's
+  // partial blocks, and a block inside C with beta = 0 and rows that take runs, store each run
+  // as one unchecked access; other blocks element by element. Checks per run (edges, beta),
+  // unrolled over a 64 x 64 warp tile, overflowed the instruction cache of interior blocks
+  // (H100: instruction-fetch stalls 60 % of cycles). Every thread then calls finish_block.
+  template <int R, class Visit>
+  KOKKOS_INLINE_FUNCTION void store_results(const BlockOrigin& at, Visit&& visit) const {
+    static_assert(R * sizeof(float) <= 16, "kgemm: runs are stored 16 bytes at most at a time");
+    if (!at.writes) return;
+    if (splits > 1) {  // partial blocks are nb wide and 64-byte aligned
+      float* partial = partial_block(at.block, at.split);
+      visit([&](int r, int c, const float (&values)[R]) { store_packed(partial + r * nb + c, values, 1.0f); });
+      return;
+    }
+    const auto& C = args.C;
+    const bool runs = args.beta == 0.0f && at.m0 + mb <= C.rows && at.n0 + nb <= C.cols && rows_take_runs<R>();
+    if (runs)
+      visit([&](int r, int c, const float (&values)[R]) { store_packed(&C(at.b, at.m0 + r, at.n0 + c), values, args.alpha); });
+    else
+      visit([&](int r, int c, const float (&values)[R]) {
+        for (int q = 0; q < R; ++q) store_c(at.b, at.m0 + r, at.n0 + c + q, values[q]);
+      });
+  }
+
+  // One result, any case: element (r, c) of the block into C, or into the partial block (its
+  // index spelled out: through partial_block() the 8x8 fp32 tile took 190 registers, not 168).
   KOKKOS_INLINE_FUNCTION void store(const BlockOrigin& at, int r, int c, float value) const {
     if (!at.writes) return;
     if (splits == 1)
       store_c(at.b, at.m0 + r, at.n0 + c, value);
     else
       workspace.partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
+  }
+
+  template <class T, int R>
+  KOKKOS_INLINE_FUNCTION static void store_packed(T* to, const float (&values)[R], float scale) {
+    Packed<T, R> run;
+    for (int q = 0; q < R; ++q) run.v[q] = T(scale * values[q]);
+    *reinterpret_cast<Packed<T, R>*>(to) = run;
+  }
+
+  KOKKOS_INLINE_FUNCTION float* partial_block(int block, int split) const {
+    return workspace.partials + (std::size_t(block) * splits + split) * mb * nb;
   }
 
   // Split K: the last team of a block to arrive adds the partial blocks up, in split order
@@ -185,7 +231,7 @@ struct SlabPipeline {
     team.team_broadcast(arrived, 0);
     if (arrived != splits - 1) return;
     Kokkos::memory_fence();
-    const volatile float* partials = workspace.partials + std::size_t(at.block) * splits * mb * nb;
+    const volatile float* partials = partial_block(at.block, 0);
     team_for_2d(team, mb, nb, [&](int r, int c) {
       float sum = 0;
       for (int s = 0; s < splits; ++s) sum += partials[(std::size_t(s) * mb + r) * nb + c];

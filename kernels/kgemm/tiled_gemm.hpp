@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 
+#include "kgemm/packed.hpp"
 #include "kgemm/slab_pipeline.hpp"
 
 namespace kgemm {
@@ -38,12 +39,8 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
   // multiples of their length in rows whose length is a multiple of it, from 64-byte aligned
   // regions, so the alignment holds.
   template <int R>
-  struct alignas(sizeof(Acc) * R) Run {
-    Acc v[R];
-  };
-  template <int R>
   KOKKOS_INLINE_FUNCTION static void load_run(const Acc* from, Acc* to) {
-    const Run<R> run = *reinterpret_cast<const Run<R>*>(from);
+    const Packed<Acc, R> run = *reinterpret_cast<const Packed<Acc, R>*>(from);
     for (int q = 0; q < R; ++q) to[q] = run.v[q];
   }
 
@@ -122,6 +119,8 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
       first = false;
     });
 
+    // Element by element: storing runs (store_results) raised the 8x8 tile's registers from
+    // 168 to 205 (H100 build), more than the fewer stores gain.
     for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
       const int tile_m = t / tiles_n, tile_n = t % tiles_n;
       if (!in_registers) load_partial(acc, partial, tile_m, tile_n, first);

@@ -23,13 +23,16 @@ struct GemmCheck {
   bool shared_b = false;  // batched only: one B (rank 2, batch stride 0) for every product
   Op op_a = Op::N, op_b = Op::N;
   float alpha = 1.0f, beta = 0.0f;
+  // C is the window of columns c_offset .. c_offset + n - 1 of a wider matrix, whose rows are
+  // padded to a multiple of 8 elements (none of it when c_offset is 0).
+  int c_offset = 0;
   std::optional<Config> config;  // unset: the dispatcher chooses
 
   std::string describe() const {
     return std::string(batched ? "batched" : "gemm") + " m" + std::to_string(m) + " n" + std::to_string(n) + " k" +
            std::to_string(k) + " b" + std::to_string(batch) + (shared_b ? " sharedB" : "") +
            (op_a == Op::T ? " At" : "") + (op_b == Op::T ? " Bt" : "") + " alpha" + std::to_string(alpha) +
-           " beta" + std::to_string(beta) + " config " + (config ? to_string(*config) : "dispatched");
+           " beta" + std::to_string(beta) + (c_offset ? " C window at column " + std::to_string(c_offset) : "") + " config " + (config ? to_string(*config) : "dispatched");
   }
 };
 
@@ -67,17 +70,21 @@ Errors run_check(const GemmCheck& g) {
   const int batch_ab = g.batched ? g.batch : 1;
   View3 A("A", batch_ab, g.op_a == Op::N ? g.m : g.k, g.op_a == Op::N ? g.k : g.m);
   View3 B("B", g.shared_b ? 1 : batch_ab, g.op_b == Op::N ? g.k : g.n, g.op_b == Op::N ? g.n : g.k);
-  View3 C("C", batch_ab, g.m, g.n);
+  const int wide_n = g.c_offset ? (g.c_offset + g.n + 7) / 8 * 8 : g.n;
+  View3 wide_C("C", batch_ab, g.m, wide_n);
+  const auto window = Kokkos::make_pair(g.c_offset, g.c_offset + g.n);
+  const auto C = Kokkos::subview(wide_C, all, all, window);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(g.describe() + " seed " + std::to_string(seed));
   fill_uniform(A, seed);
   fill_uniform(B, seed + 1);
   if (g.beta == 0.0f)
-    fill_value(C, std::nanf(""));  // poison: any element the kernel skips stays NaN
+    fill_value(wide_C, std::nanf(""));  // poison: any element the kernel skips stays NaN
   else
-    fill_uniform(C, seed + 2);
+    fill_uniform(wide_C, seed + 2);
 
-  auto hA = host_copy(A), hB = host_copy(B), hC0 = host_copy(C);
+  auto hA = host_copy(A), hB = host_copy(B), hC0_wide = host_copy(wide_C);
+  const auto hC0 = Kokkos::subview(hC0_wide, all, all, window);
   auto refB = as_matrix(hB, g.op_b);
   if (g.shared_b) refB.batch_stride = 0;
   const auto ref = reference_gemm(as_matrix(hA, g.op_a), refB, as_matrix(hC0), batch_ab, g.alpha, g.beta);
@@ -96,10 +103,21 @@ Errors run_check(const GemmCheck& g) {
   }
   space.fence();
   const Tolerance tol = tolerance_for<T, Case::accum>(g.k);
-  const Errors e = compare(as_matrix(host_copy(C)), batch_ab, ref, tol.magnitude_floor);
+  const auto hC_wide = host_copy(wide_C);
+  const Errors e = compare(as_matrix(Kokkos::subview(hC_wide, all, all, window)), batch_ab, ref, tol.magnitude_floor);
   EXPECT_TRUE(e.finite) << "non-finite output: an element was not written";
   EXPECT_LE(e.frobenius, tol.frobenius);
   EXPECT_LE(e.max_rel, tol.max_rel);
+  // Columns either side of the window are not C's: they keep their values (NaN stays NaN).
+  int overwritten = 0;
+  for (int b = 0; b < batch_ab; ++b)
+    for (int i = 0; i < g.m; ++i)
+      for (int j = 0; j < wide_n; ++j) {
+        if (j >= window.first && j < window.second) continue;
+        const float before = float(hC0_wide(b, i, j)), after = float(hC_wide(b, i, j));
+        overwritten += !(before == after || (std::isnan(before) && std::isnan(after)));
+      }
+  EXPECT_EQ(overwritten, 0) << "elements outside C were written";
   return e;
 }
 
