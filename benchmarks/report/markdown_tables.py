@@ -15,8 +15,10 @@ the tuned config gives over the space default. The geomean row is over the rows 
 marked `(n/m)` when only n of the m rows do."""
 
 OVERHEAD_EXPLANATION = """\
-Overhead, µs per call: kernel = fenced kernel time, call = one call from launch to completion timed alone,
-launch = host time to launch without waiting, transfer = A and B to the device and C back once."""
+Overhead, µs per call: kernel = the time behind the GFLOP/s columns (kgemm: a call and its fence, host
+clock; cuBLAS: CUDA events around calls queued back to back, device time without the launch), call =
+one call from launch to completion timed alone (host clock, both), launch = host time to launch without
+waiting, transfer = A and B to the device and C back once."""
 
 
 def _number(value, decimals):
@@ -96,6 +98,18 @@ def overhead_table(results):
     return _markdown(header, rows, len(header) - len(OVERHEAD_COLUMNS))
 
 
+def call_time_ratios(results):
+    """kgemm over each overhead peer in its space, timed alike (call µs, both on the host clock): per peer
+    series (geomean of peer call µs / kgemm call µs, shapes compared); empty when no shape has both."""
+    calls = {(r.shape, r.series): r.call_us for r in results if r.impl in OVERHEAD_IMPLS and r.call_us}
+    ratios = {}
+    for (shape, (impl, space)), peer_us in calls.items():
+        kgemm_us = calls.get((shape, ("kgemm", space)))
+        if impl != "kgemm" and kgemm_us:
+            ratios.setdefault((impl, space), []).append(peer_us / kgemm_us)
+    return {series: (geomean(values), len(values)) for series, values in ratios.items()}
+
+
 def write_report(path, title, sources, tables, table_charts, comparison_charts):
     """tables: {(op, dtype, set): results}; table_charts: {(op, dtype, set): png path}."""
     lines = [f"# {title}", "", "Inputs: " + ", ".join(f"`{s}`" for s in sources) + ".", "", EXPLANATION]
@@ -104,6 +118,8 @@ def write_report(path, title, sources, tables, table_charts, comparison_charts):
         overhead = overhead_table(results)
         if overhead:
             lines += ["", OVERHEAD_EXPLANATION, ""] + overhead
+            for (impl, space), (ratio, count) in call_time_ratios(results).items():
+                lines += ["", f"Timed alike (call µs): kgemm/{impl} ({space}) = {ratio:.2f}, geomean over {count} shapes."]
         lines += ["", f"![{op} {dtype} {set_name}]({os.path.basename(table_charts[op, dtype, set_name])})"]
     if comparison_charts:
         lines += ["", "## Comparisons", ""]

@@ -114,6 +114,23 @@ class ReportTest(unittest.TestCase):
         self.assertEqual([r["impl (space)"] for r in rows], ["cublas (cuda)"] * 2)
         self.assertEqual((rows[0]["launch µs"], rows[0]["call µs"], rows[0]["transfer µs"]), ("4.4", "9.5", "31.0"))
 
+    def test_call_time_ratio_pairs_kgemm_and_cublas_in_one_space(self):
+        # kgemm on the GPU: calls of 10 and 38 µs against cuBLAS' 9.5: geomean sqrt(0.95 * 0.25) = 0.487.
+        benchmarks = [entry(f"gemm/kgemm/cuda/fp32/resnet50_i224_b1/{shape}", 500.0, label=layer, launch_us=5.0,
+                            call_us=call_us, transfer_us=30.0)
+                      for (shape, layer), call_us in zip(SHAPES.items(), (10.0, 38.0))]
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = [os.path.join(tmp, "cublas.json"), os.path.join(tmp, "kgemm-cuda.json")]
+            for path, document in zip(paths, (cublas_peer_file(), {"benchmarks": benchmarks})):
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(document, f)
+            subprocess.run([sys.executable, REPORT, "--out-dir", tmp, *paths], check=True, capture_output=True, text=True)
+            with open(os.path.join(tmp, "report.md"), encoding="utf-8") as f:
+                report = f.read()
+        section = report.split("## gemm · fp32 · resnet50_i224_b1", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("Timed alike (call µs): kgemm/cublas (cuda) = 0.49, geomean over 2 shapes.", section)
+        self.assertNotIn("Timed alike", report.split("## gemm · fp16", 1)[1])  # no kgemm on cuda there
+
     def test_pngs_written_listed_and_non_empty(self):
         listed = self.run_result.stdout.split()
         expected = ["gemm_fp32_resnet50_i224_b1.png", "gemm_fp16_resnet50_i224_b1.png",
