@@ -8,6 +8,7 @@
 
 #include "kgemm/config.hpp"
 #include "kgemm/dtype.hpp"
+#include "kgemm/spaces/tensor_core_tile.hpp"
 
 namespace kgemm {
 
@@ -74,16 +75,18 @@ struct SpaceTraits<Kokkos::Cuda> {
   static constexpr int micro_run(int extent) { return extent % 4 == 0 ? 4 : extent; }
   static constexpr int scratch_level = 0;  // shared memory
   // The configs that won most often in the H100 store (session 4): fp32 8x8 micro-tiles on
-  // 128 x 64 blocks, fp16 tensor cores with one 64 x 32 warp tile per warp.
+  // 128 x 64 blocks, fp16 tensor cores with one 64 x 32 warp tile per warp (on GPUs that run
+  // kgemm's tensor-core fragments; older ones take the fp32 default for fp16 too).
+  static bool fp16_on_tensor_cores(DType dtype) { return dtype == DType::F16 && TensorCores<Kokkos::Cuda>::on_device(); }
   static Config default_config(DType dtype = DType::F32) {
-    return dtype == DType::F16 ? Config{128, 64, 32, 64, 32, 128, true} : Config{128, 64, 16, 8, 8, 128};
+    return fp16_on_tensor_cores(dtype) ? Config{128, 64, 32, 64, 32, 128, true} : Config{128, 64, 16, 8, 8, 128};
   }
   // Climbs start from the best of these: blocks for large, medium and small M (batch-1 layers
   // have M = 49 ... 12544). Climbing from the default alone kept 128-row blocks on M = 49
   // configs that 32-row blocks beat 1.2 - 2.5x (H100, session 4).
   static std::vector<Config> seed_configs(DType dtype) {
     const Config small_m{32, 64, 32, 4, 4, 128};
-    if (dtype == DType::F16) return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m};
+    if (fp16_on_tensor_cores(dtype)) return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m};
     return {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
   }
   static ParamRanges ranges() {

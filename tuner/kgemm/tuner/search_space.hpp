@@ -133,8 +133,8 @@ std::vector<Config> candidate_configs(const Problem& problem) {
           for (int nb : ranges.nb)
             for (int kb : ranges.kb)
               for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb});
-      // Tensor-core configs (fp16 on spaces that have them): the team is one warp per tile.
-      if (TensorCores<ExecSpace>::available && problem.dtype == DType::F16)
+      // Tensor-core configs (fp16 on devices that run them): the team is one warp per tile.
+      if (TensorCores<ExecSpace>::on_device() && problem.dtype == DType::F16)
         for (auto [tm, tn] : warp_tiles())
           for (int mb : ranges.mb)
             for (int nb : ranges.nb)
