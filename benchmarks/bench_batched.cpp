@@ -11,7 +11,7 @@
 
 #include "bench_cli.hpp"
 #include "bench_row.hpp"
-#include "fenced_timing.hpp"
+#include "call_timing.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "operand_ring.hpp"
 #include "space_rows.hpp"
@@ -64,7 +64,7 @@ void kkbatched_gemm(const ExecSpace& space, const AV& A, const BV& B, const CV& 
 }
 
 const auto measure_kkbatched = [](benchmark::State& state, const auto& space, const auto& ring) {
-  time_fenced_calls(state, space, ring.size(), [&](int i) { kkbatched_gemm(space, ring.A[i], ring.B[i], ring.C[i]); });
+  time_calls(state, space, ring.size(), [&](int i) { kkbatched_gemm(space, ring.A[i], ring.B[i], ring.C[i]); });
 };
 
 // 2^24 / n^2 products per call fill a GPU (a 200 MB operand set in fp32). Host spaces divide that by

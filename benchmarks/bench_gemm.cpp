@@ -12,7 +12,7 @@
 
 #include "bench_cli.hpp"
 #include "bench_row.hpp"
-#include "fenced_timing.hpp"
+#include "call_timing.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "operand_ring.hpp"
 #include "space_rows.hpp"
@@ -31,7 +31,7 @@ OperandRing<Matrix<Scalar, Device>, Matrix<Scalar, Device>, Matrix<Scalar, Devic
 // Kokkos Kernels' own GEMM (this Kokkos Kernels has no BLAS TPL), in kgemm's space.
 const auto measure_kokkosblas = [](benchmark::State& state, const auto& space, const auto& ring) {
   using Scalar = typename std::decay_t<decltype(ring.C[0])>::value_type;
-  time_fenced_calls(state, space, ring.size(), [&](int i) {
+  time_calls(state, space, ring.size(), [&](int i) {
     KokkosBlas::gemm("N", "N", Scalar(1.0f), ring.A[i], ring.B[i], Scalar(0.0f), ring.C[i]);
   });
 };
@@ -40,7 +40,7 @@ const auto measure_kokkosblas = [](benchmark::State& state, const auto& space, c
 void measure_openblas(benchmark::State& state, const Row& row) {
   using Host = Kokkos::DefaultHostExecutionSpace;
   const auto ring = gemm_operands<float, Host>(row);
-  time_fenced_calls(state, Host(), ring.size(), [&](int i) {
+  time_calls(state, Host(), ring.size(), [&](int i) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, row.m, row.n, row.k, 1.0f, ring.A[i].data(), row.k,
                 ring.B[i].data(), row.n, 0.0f, ring.C[i].data(), row.n);
   });

@@ -41,8 +41,8 @@ inline std::string resnet_set_name(const std::string& model, int image, int batc
   return model + "_i" + std::to_string(image) + "_b" + std::to_string(batch);
 }
 
-// Registers measure(state, row) under row.name(). Time is manual (each measure reports the fenced
-// kernel time of its iterations) in µs; GFLOP/s is a rate over that time. An exception (a config
+// Registers measure(state, row) under row.name(). Time is manual (each measure reports its calls'
+// work, call_timing.hpp) in µs; GFLOP/s is a rate over that time. An exception (a config
 // the space cannot run, memory exhausted) fails this row only.
 template <class Measure>
 void register_row(const Row& row, Measure measure) {

@@ -2,12 +2,12 @@
 // The rows of one problem in one space and dtype, alike in both executables: kgemm's own, `kgemm`
 // with the config dispatch picks (tuned when the device's store has the shape or a near one) and
 // `kgemm-default` with the space's default config, and the executable's Kokkos Kernels peer.
-// kgemm's rows also report the call's overheads (fenced_timing.hpp) and name the config that ran.
+// kgemm's rows also report the call's overheads (call_timing.hpp) and name the config that ran.
 #include <benchmark/benchmark.h>
 
 #include "bench_cli.hpp"
 #include "bench_row.hpp"
-#include "fenced_timing.hpp"
+#include "call_timing.hpp"
 #include "kgemm.hpp"
 #include "operand_ring.hpp"
 #include "peer_compat.hpp"
@@ -33,7 +33,7 @@ void measure_kgemm(benchmark::State& state, const Row& row, const ExecSpace& spa
     else
       kgemm::gemm(space, Op::N, Op::N, 1.0f, ring.A[i], ring.B[i], 0.0f, ring.C[i], options);
   };
-  time_fenced_calls(state, space, ring.size(), call);
+  time_calls(state, space, ring.size(), call);
   report_call_overheads(state, space, ring.size(), call);
   report_transfer(state, space, ring.A[0], ring.B[0], ring.C[0]);
 }

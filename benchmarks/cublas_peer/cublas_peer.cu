@@ -15,9 +15,9 @@
 // fp16 is cublasGemmEx with fp16 storage and CUBLAS_COMPUTE_32F (tensor cores, fp32 accumulation).
 //
 // Every problem is checked once against an fp64 host dot product on sampled elements (exit 1 on a
-// mismatch), then timed: the median of `reps` CUDA-event-bracketed calls (real_time), of host time
-// for a call to return (launch_us) and to complete (call_us), and of 5 pageable-memory transfers
-// of A and B up and C down (transfer_us). Results go to stdout and, with --out, to Google
+// mismatch), then timed: the median of `reps` CUDA-event-bracketed calls, each queued behind an
+// untimed one (real_time), of host time for a call to return (launch_us) and to complete
+// (call_us), and of 5 pageable-memory transfers of A and B up and C down (transfer_us). Results go to stdout and, with --out, to Google
 // Benchmark JSON as benchmarks/RESULTS_SCHEMA.md specifies.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -420,29 +420,28 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// Events around each call, queued without host syncs in between, so that a pair times the GPU's
-// work for one call rather than the host's launch latency (call_us reports that).
+// Events around each call, queued behind an untimed call so that the GPU is still busy when the
+// timed one is launched: the pair times the GPU's work for one call rather than the host's
+// launch latency (call_us reports that). kgemm's benchmarks time their GPU calls the same way
+// (kgemm::time_queued_call).
 template <class Call>
 double kernel_median_us(Call&& call, int reps) {
-  std::vector<cudaEvent_t> starts(reps), stops(reps);
-  for (int rep = 0; rep < reps; ++rep) {
-    CUDA_CHECK(cudaEventCreate(&starts[rep]));
-    CUDA_CHECK(cudaEventCreate(&stops[rep]));
-  }
-  for (int rep = 0; rep < reps; ++rep) {
-    CUDA_CHECK(cudaEventRecord(starts[rep]));
-    call();
-    CUDA_CHECK(cudaEventRecord(stops[rep]));
-  }
-  CUDA_CHECK(cudaEventSynchronize(stops.back()));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<double> us(reps);
-  for (int rep = 0; rep < reps; ++rep) {
+  for (double& rep_us : us) {
+    call();
+    CUDA_CHECK(cudaEventRecord(start));
+    call();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, starts[rep], stops[rep]));
-    us[rep] = 1e3 * ms;
-    CUDA_CHECK(cudaEventDestroy(starts[rep]));
-    CUDA_CHECK(cudaEventDestroy(stops[rep]));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    rep_us = 1e3 * ms;
   }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
   return median(us);
 }
 

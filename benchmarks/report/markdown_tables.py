@@ -15,10 +15,10 @@ the tuned config gives over the space default. The geomean row is over the rows 
 marked `(n/m)` when only n of the m rows do."""
 
 OVERHEAD_EXPLANATION = """\
-Overhead, µs per call: kernel = the time behind the GFLOP/s columns (kgemm: a call and its fence, host
-clock; cuBLAS: CUDA events around calls queued back to back, device time without the launch), call =
-one call from launch to completion timed alone (host clock, both), launch = host time to launch without
-waiting, transfer = A and B to the device and C back once."""
+Overhead, µs per call: kernel = the time behind the GFLOP/s columns (on a GPU, every library: CUDA
+events around a call queued behind an untimed one, device time without the launch; on the host: a call
+between fences), call = one call from launch to completion timed alone (host clock), launch = host time
+to launch without waiting, transfer = A and B to the device and C back once."""
 
 
 def _number(value, decimals):
@@ -99,7 +99,7 @@ def overhead_table(results):
 
 
 def call_time_ratios(results):
-    """kgemm over each overhead peer in its space, timed alike (call µs, both on the host clock): per peer
+    """kgemm over each overhead peer in its space, launch to completion (call µs, host clock): per peer
     series (geomean of peer call µs / kgemm call µs, shapes compared); empty when no shape has both."""
     calls = {(r.shape, r.series): r.call_us for r in results if r.impl in OVERHEAD_IMPLS and r.call_us}
     ratios = {}
@@ -119,7 +119,7 @@ def write_report(path, title, sources, tables, table_charts, comparison_charts):
         if overhead:
             lines += ["", OVERHEAD_EXPLANATION, ""] + overhead
             for (impl, space), (ratio, count) in call_time_ratios(results).items():
-                lines += ["", f"Timed alike (call µs): kgemm/{impl} ({space}) = {ratio:.2f}, geomean over {count} shapes."]
+                lines += ["", f"Launch to completion (call µs): kgemm/{impl} ({space}) = {ratio:.2f}, geomean over {count} shapes."]
         lines += ["", f"![{op} {dtype} {set_name}]({os.path.basename(table_charts[op, dtype, set_name])})"]
     if comparison_charts:
         lines += ["", "## Comparisons", ""]

@@ -128,8 +128,8 @@ class ReportTest(unittest.TestCase):
             with open(os.path.join(tmp, "report.md"), encoding="utf-8") as f:
                 report = f.read()
         section = report.split("## gemm · fp32 · resnet50_i224_b1", 1)[1].split("\n## ", 1)[0]
-        self.assertIn("Timed alike (call µs): kgemm/cublas (cuda) = 0.49, geomean over 2 shapes.", section)
-        self.assertNotIn("Timed alike", report.split("## gemm · fp16", 1)[1])  # no kgemm on cuda there
+        self.assertIn("Launch to completion (call µs): kgemm/cublas (cuda) = 0.49, geomean over 2 shapes.", section)
+        self.assertNotIn("Launch to completion", report.split("## gemm · fp16", 1)[1])  # no kgemm on cuda there
 
     def test_pngs_written_listed_and_non_empty(self):
         listed = self.run_result.stdout.split()

@@ -1,7 +1,8 @@
 #pragma once
 // What one call costs, measured apart so the overheads show (RESULTS_SCHEMA.md's counters):
-// the kernel, fenced, as Google Benchmark's manual time; launching it; one call from an idle
-// space to completion; and on a GPU moving its operands between host and device.
+// the call's work as Google Benchmark's manual time (kgemm::CallClock: CUDA events on a GPU,
+// the host clock between fences on the host); launching it; one call from an idle space to
+// completion; and on a GPU moving its operands between host and device.
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <vector>
 
+#include "kgemm/spaces/call_clock.hpp"
 #include "kgemm/tuner/timing.hpp"
 
 namespace kgemm_bench {
@@ -24,19 +26,20 @@ inline double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// Each iteration runs call(i) on the next of `sets` operand sets and waits for it, so the time is
-// the kernel's own and never a queue of launches. One untimed call first: page faults, the
-// config store's first lookup and the GPU's clocks are no part of a call's cost.
+// Each iteration times call(i) on the next of `sets` operand sets with the space's CallClock. On
+// a GPU the timed call is queued behind an untimed call on the previous set, so its events time
+// the kernels and not the launch (call_us below has that); the cuBLAS peer times its calls the
+// same way. One untimed call first: page faults, the config store's first lookup and the GPU's
+// clocks are no part of a call's cost.
 template <class ExecSpace, class Call>
-void time_fenced_calls(benchmark::State& state, const ExecSpace& space, int sets, const Call& call) {
+void time_calls(benchmark::State& state, const ExecSpace& space, int sets, const Call& call) {
+  kgemm::CallClock<ExecSpace> clock(space);
   call(sets - 1);
   space.fence();
   int next = 0;
   for (auto _ : state) {
-    const auto start = Clock::now();
-    call(next);
-    space.fence();
-    state.SetIterationTime(seconds_since(start));
+    const int previous = (next + sets - 1) % sets;
+    state.SetIterationTime(kgemm::time_queued_call(clock, [&] { call(previous); }, [&] { call(next); }));
     next = (next + 1) % sets;
   }
 }
