@@ -17,8 +17,8 @@
 // Every problem is checked once against an fp64 host dot product on sampled elements (exit 1 on a
 // mismatch), then timed: the median of `reps` CUDA-event-bracketed calls, each queued behind an
 // untimed one (real_time), of host time for a call to return (launch_us) and to complete
-// (call_us), and of 5 pageable-memory transfers of A and B up and C down (transfer_us). Results go to stdout and, with --out, to Google
-// Benchmark JSON as benchmarks/RESULTS_SCHEMA.md specifies.
+// (call_us), and of 5 pageable-memory transfers of A and B up and C down (transfer_us). Results
+// go to stdout and, with --out, to Google Benchmark JSON as benchmarks/RESULTS_SCHEMA.md specifies.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

@@ -32,7 +32,8 @@ struct GemmCheck {
     return std::string(batched ? "batched" : "gemm") + " m" + std::to_string(m) + " n" + std::to_string(n) + " k" +
            std::to_string(k) + " b" + std::to_string(batch) + (shared_b ? " sharedB" : "") +
            (op_a == Op::T ? " At" : "") + (op_b == Op::T ? " Bt" : "") + " alpha" + std::to_string(alpha) +
-           " beta" + std::to_string(beta) + (c_offset ? " C window at column " + std::to_string(c_offset) : "") + " config " + (config ? to_string(*config) : "dispatched");
+           " beta" + std::to_string(beta) + (c_offset ? " C window at column " + std::to_string(c_offset) : "") +
+           " config " + (config ? to_string(*config) : "dispatched");
   }
 };
 

@@ -76,7 +76,7 @@ class CallClock<Kokkos::Cuda> {
 // an idle device waiting for them.
 template <class ExecSpace, class Lead, class Call>
 double time_queued_call(CallClock<ExecSpace>& clock, const Lead& lead, const Call& call) {
-  if (CallClock<ExecSpace>::queues) lead();
+  if constexpr (CallClock<ExecSpace>::queues) lead();
   clock.start();
   call();
   clock.stop();

@@ -69,8 +69,8 @@ template <>
 struct SpaceTraits<Kokkos::Cuda> {
   // GPU threads: each thread's micro-tile columns are cut into runs of 4 interleaved with its
   // neighbours', so a warp reads consecutive scratch words (no bank conflicts) and each run is
-  // one 16-byte access (A's rows are read four k at a time instead: tiled_gemm.hpp). One micro-tile per thread keeps accumulators
-  // in registers.
+  // one 16-byte access (A's rows are read four k at a time instead: tiled_gemm.hpp). One
+  // micro-tile per thread keeps accumulators in registers.
   static constexpr bool is_gpu = true;
   static constexpr int micro_run(int extent) { return extent % 4 == 0 ? 4 : extent; }
   static constexpr int scratch_level = 0;  // shared memory
