@@ -30,9 +30,11 @@ KGEMM_CASE_TEST(GemmTest, Resnet50ShapesDispatched) {
 }
 
 // Edge shapes (1, primes, non-multiples of every tile, K spanning several slabs with a
-// remainder, one full 64-cube) with every config, row- and column-major.
+// remainder, one full 64-cube) with every config, row- and column-major; with padded_rows also
+// row-major A and B whose rows are padded to 8 elements (aligned rows: GPUs stage them as runs,
+// zero-filling past K and N themselves).
 template <class Case>
-void check_edge_shapes(std::initializer_list<Config> configs) {
+void check_edge_shapes(std::initializer_list<Config> configs, bool padded_rows = false) {
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}};
   for (const Config& config : configs)
     for (const auto& shape : shapes) {
@@ -41,6 +43,9 @@ void check_edge_shapes(std::initializer_list<Config> configs) {
       g.config = config;
       run_check<Case>(g);
       run_check<Case, Kokkos::LayoutLeft>(g);
+      if (!padded_rows) continue;
+      g.pad_ab = true;
+      run_check<Case>(g);
     }
 }
 
@@ -64,6 +69,13 @@ bool has_tensor_cores() {
          Case::accum == Accum::F32;
 }
 
+// Whether the space stages aligned rows as runs (GPUs): the edge shapes then run with padded
+// rows as well.
+template <class Case>
+constexpr bool stages_runs() {
+  return SpaceTraits<typename Case::ExecSpace>::copy_run_bytes > 0;
+}
+
 // The edge shapes for every compiled micro-tile variant, in three geometries: one micro-tile per
 // team, several per thread (partial sums in scratch), and a multi-thread team. The middle one
 // has slabs of an odd depth, or of 12 where the A slab is read four k at a time.
@@ -73,27 +85,30 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
   const int odd_kb = kTiledALayout<Space> == SlabLayout::RowMajor ? 12 : 5;
   for (auto [tm, tn] : micro_tiles())
     check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, odd_kb, tm, tn, 1},
-                                  {2 * tm, 2 * tn, 16, tm, tn, team_max}});
+                                  {2 * tm, 2 * tn, 16, tm, tn, team_max}},
+                                 stages_runs<TypeParam>());
 }
 
 // Tensor-core warp tiles, where the space has tensor cores and the case is fp16 data with fp32
 // accumulation: the edge shapes (K not a multiple of the 16-deep fragments, partial blocks)
-// with one and several warps per team.
+// with one and several warps per team, staged element-wise and, rows padded, as runs.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
   if (!has_tensor_cores<TypeParam>()) GTEST_SKIP() << "no tensor-core kernel for this case";
   for (auto [tm, tn] : warp_tiles())
     check_edge_shapes<TypeParam>({{tm, tn, 16, tm, tn, 32, true}, {2 * tm, tn, 32, tm, tn, 64, true},
-                                  {2 * tm, 2 * tn, 16, tm, tn, 128, true}});
+                                  {2 * tm, 2 * tn, 16, tm, tn, 128, true}},
+                                 true);
 }
 
 // Split K on every space: 3 splits (uneven on K = 300), 16 splits (more than most edge shapes
 // have slabs: fewer are used), batched products with alpha and beta, and tensor cores where
-// the case has them. Consecutive calls reuse the arrival counters the previous call left.
+// the case has them; on GPUs also a block whose padded rows stage as runs. Consecutive calls reuse the arrival counters the previous call left.
 KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   using Space = typename TypeParam::ExecSpace;
   const auto [tm, tn] = micro_tiles().front();
   const Config three{2 * tm, 2 * tn, 16, tm, tn, small_team<Space>(), false, 3};
-  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, false, 16}});
+  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, false, 16}}, stages_runs<TypeParam>());
+  if (stages_runs<TypeParam>()) check_edge_shapes<TypeParam>({{16, 16, 16, 4, 4, 16, false, 3}}, true);
   for (bool shared : {false, true}) {
     GemmCheck g;
     g.batched = true, g.shared_b = shared, g.batch = 5, g.m = 19, g.n = 23, g.k = 77;
@@ -102,7 +117,7 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   }
   if (has_tensor_cores<TypeParam>()) {
     const auto [wm, wn] = warp_tiles().front();
-    check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, true, 3}});
+    check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, true, 3}}, true);
   }
 }
 
@@ -132,6 +147,8 @@ KGEMM_CASE_TEST(GemmTest, SeveralProductsPerTeam) {
         run_check<TypeParam>(g);
         g.batch = 2 * config.bb + 1, g.beta = 0.0f;
         run_check<TypeParam, Kokkos::LayoutLeft>(g);
+        g.pad_ab = config.tc;  // tensor cores: aligned rows, staged as runs
+        if (g.pad_ab) run_check<TypeParam>(g);
       }
 }
 

@@ -88,6 +88,16 @@ void check_accum(Accum accum) {
     reject("fp16 accumulation was asked for fp32 data; it applies to fp16 data only");
 }
 
+// Calls f(std::true_type) where the call's operands stage as runs (SlabPipeline::runs_apply),
+// else f(std::false_type); pipelines that cannot stage runs never compile the runs variant.
+template <class Pipeline, class Scalar, class F>
+void with_staging(const GemmArgs<Scalar>& args, const Config& c, F&& f) {
+  if constexpr (Pipeline::kRunsPossible) {
+    if (Pipeline::runs_apply(args, c)) return f(std::true_type{});
+  }
+  f(std::false_type{});
+}
+
 // Runs f(functor, policy) for the variant the config names, after every check.
 template <class ExecSpace, class Scalar, class F>
 void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& c,
@@ -99,8 +109,11 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
     check_tensor_core_config<ExecSpace, Scalar>(c, accum);
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
       with_warp_tile(c.tm, c.tn, [&](auto tile) {
-        TensorCoreGemm<ExecSpace, decltype(tile)::tm, decltype(tile)::tn> functor(args, c);
-        f(functor, make_policy(space, functor, c));
+        constexpr int WM = decltype(tile)::tm, WN = decltype(tile)::tn;
+        with_staging<TensorCoreGemm<ExecSpace, WM, WN, false>>(args, c, [&](auto runs) {
+          TensorCoreGemm<ExecSpace, WM, WN, decltype(runs)::value> functor(args, c);
+          f(functor, make_policy(space, functor, c));
+        });
       });
     }
     return;
@@ -112,8 +125,10 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
     constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
     auto run = [&](auto acc_tag) {
       using Acc = decltype(acc_tag);
-      TiledGemm<ExecSpace, Scalar, Acc, TM, TN> functor(args, c);
-      f(functor, make_policy(space, functor, c));
+      with_staging<TiledGemm<ExecSpace, Scalar, Acc, TM, TN, false>>(args, c, [&](auto runs) {
+        TiledGemm<ExecSpace, Scalar, Acc, TM, TN, decltype(runs)::value> functor(args, c);
+        f(functor, make_policy(space, functor, c));
+      });
     };
     // fp16 accumulation exists only for fp16 data; fp32 data never instantiates it.
     if constexpr (std::is_same<Scalar, half>::value) {

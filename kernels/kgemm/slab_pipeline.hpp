@@ -10,11 +10,13 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kgemm/config.hpp"
 #include "kgemm/matrix_ref.hpp"
 #include "kgemm/packed.hpp"
 #include "kgemm/product_team.hpp"
+#include "kgemm/run_stager.hpp"
 #include "kgemm/slab_stager.hpp"
 #include "kgemm/split_workspace.hpp"
 #include "kgemm/spaces/space_traits.hpp"
@@ -31,13 +33,29 @@ struct BlockOrigin {
   bool writes;
 };
 
-template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout>
-struct SlabPipeline {
+// The plans of both operands' runs, where the pipeline stages runs; nothing otherwise (an unused
+// member still costs registers: docs/gpu-notes.md, session 7).
+template <class Plan, bool Runs>
+struct OperandRuns {};
+template <class Plan>
+struct OperandRuns<Plan, true> {
+  Plan a_runs, b_runs;
+};
+
+// Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
+// launch chose where runs_apply() holds; otherwise through SlabStager.
+template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout, bool Runs>
+struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr int kAlign = 64;  // scratch regions start on a cache line
   using Stager = SlabStager<ExecSpace, Scalar, Slab>;
+  using Plan = RunPlan<ExecSpace, Scalar>;
+  // Runs are copied as they are, into row-major slabs, by spaces that copy runs.
+  static constexpr bool kRunsPossible =
+      Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value && ALayout == SlabLayout::RowMajor;
+  static_assert(!Runs || kRunsPossible, "kgemm: this pipeline cannot stage runs");
   // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
   static constexpr int kPad = Traits::is_gpu ? Stager::kRun : 0;
 
@@ -65,6 +83,16 @@ struct SlabPipeline {
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
     a_slab_elements = aligned_elements(std::size_t(ALayout == SlabLayout::ColMajor ? kb : mb) * ld_a);
     buffer_elements = a_slab_elements + aligned_elements(std::size_t(kb) * ld_b);
+    if constexpr (Runs) {
+      this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
+      this->b_runs = Plan(a.B, c.kb, c.nb, c.threads_per_product(), ld_b, false);
+    }
+  }
+
+  // Whether both operands' tiles of this call stage as runs.
+  static bool runs_apply(const GemmArgs<Scalar>& a, const Config& c) {
+    return kRunsPossible && Plan::applies(a.A, c.kb, c.threads_per_product()) &&
+           Plan::applies(a.B, c.nb, c.threads_per_product());
   }
 
   // Whether every run of R adjacent elements of C's rows that starts at a multiple of R is
@@ -140,12 +168,25 @@ struct SlabPipeline {
   template <class Multiply>
   KOKKOS_INLINE_FUNCTION void for_each_slab(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
                                             Multiply&& multiply) const {
+    if constexpr (Runs) {
+      walk_slabs(team, scratch, at, this->a_runs.thread(team, args.A, at.b, at.m0, 0),
+                 this->b_runs.thread(team, args.B, at.b, 0, at.n0), multiply);
+    } else {
+      const Stager a_stager(team, ALayout, ld_a, args.A, at.b, at.m0, 0, mb, kb, true);
+      const Stager b_stager(team, SlabLayout::RowMajor, ld_b, args.B, at.b, 0, at.n0, kb, nb, false);
+      walk_slabs(team, scratch, at, a_stager, b_stager, multiply);
+    }
+  }
+
+ private:
+  // stage(to, slab, depth) of each stager copies one slab of the block's operand tile.
+  template <class AStager, class BStager, class Multiply>
+  KOKKOS_INLINE_FUNCTION void walk_slabs(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
+                                         const AStager& a_stager, const BStager& b_stager, Multiply&& multiply) const {
     Slab* buffers = reinterpret_cast<Slab*>(scratch);
     auto a_slab = [&](int slab) { return buffers + unsigned(slab) % Traits::slab_buffers * buffer_elements; };
     auto b_slab = [&](int slab) { return a_slab(slab) + a_slab_elements; };
     auto depth = [&](int slab) { return slab + 1 < slabs ? kb : last_depth; };
-    const Stager a_stager(team, ALayout, ld_a, args.A, at.b, at.m0, 0, mb, kb, true);
-    const Stager b_stager(team, SlabLayout::RowMajor, ld_b, args.B, at.b, 0, at.n0, kb, nb, false);
     auto stage = [&](int slab) {
       a_stager.stage(a_slab(slab), slab, depth(slab));
       b_stager.stage(b_slab(slab), slab, depth(slab));
@@ -171,6 +212,7 @@ struct SlabPipeline {
     }
   }
 
+ public:
   // Results in runs (the tensor-core kernel's pairs): visit(store) calls store(r, c, values) for
   // runs of R adjacent columns of the block (r, c .. c + R - 1; c a multiple of R). Split K's
   // partial blocks, and a block inside C with beta = 0 and rows that take runs, store each run

@@ -11,16 +11,15 @@
 
 namespace kgemm {
 
-template <class ExecSpace, int WM, int WN>
-struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor> {
-  using Pipeline = SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor>;
+template <class ExecSpace, int WM, int WN, bool Runs>
+struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs> {
+  using Pipeline = SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs>;
   using typename Pipeline::Member;
   using Cores = TensorCores<ExecSpace>;
 
   int warps_n;  // warp tiles across the block
 
-  TensorCoreGemm(const GemmArgs<half>& a, const Config& c)
-      : Pipeline(a, c, Cores::fragment), warps_n(c.nb / WN) {}
+  TensorCoreGemm(const GemmArgs<half>& a, const Config& c) : Pipeline(a, c, Cores::fragment), warps_n(c.nb / WN) {}
 
   // The slab buffers are all the scratch: results go from the fragments straight to C.
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(0); }

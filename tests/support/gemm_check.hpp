@@ -26,6 +26,10 @@ struct GemmCheck {
   // C is the window of columns c_offset .. c_offset + n - 1 of a wider matrix, whose rows are
   // padded to a multiple of 8 elements (none of it when c_offset is 0).
   int c_offset = 0;
+  // A and B are windows of matrices whose rows are padded to a multiple of 8 elements: rows
+  // start 16-byte aligned whatever K and N are (fp16: the tensor-core kernel stages them as
+  // whole runs, zero-filling past the window's edge).
+  bool pad_ab = false;
   std::optional<Config> config;  // unset: the dispatcher chooses
 
   std::string describe() const {
@@ -33,6 +37,7 @@ struct GemmCheck {
            std::to_string(k) + " b" + std::to_string(batch) + (shared_b ? " sharedB" : "") +
            (op_a == Op::T ? " At" : "") + (op_b == Op::T ? " Bt" : "") + " alpha" + std::to_string(alpha) +
            " beta" + std::to_string(beta) + (c_offset ? " C window at column " + std::to_string(c_offset) : "") +
+           (pad_ab ? " A, B rows padded to 8" : "") +
            " config " + (config ? to_string(*config) : "dispatched");
   }
 };
@@ -69,22 +74,28 @@ Errors run_check(const GemmCheck& g) {
   using View3 = Kokkos::View<T***, Layout, typename Space::memory_space>;
   const auto all = Kokkos::ALL;
   const int batch_ab = g.batched ? g.batch : 1;
-  View3 A("A", batch_ab, g.op_a == Op::N ? g.m : g.k, g.op_a == Op::N ? g.k : g.m);
-  View3 B("B", g.shared_b ? 1 : batch_ab, g.op_b == Op::N ? g.k : g.n, g.op_b == Op::N ? g.n : g.k);
+  const auto padded = [&](int cols) { return g.pad_ab ? (cols + 7) / 8 * 8 : cols; };
+  const int a_cols = g.op_a == Op::N ? g.k : g.m, b_cols = g.op_b == Op::N ? g.n : g.k;
+  View3 wide_A("A", batch_ab, g.op_a == Op::N ? g.m : g.k, padded(a_cols));
+  View3 wide_B("B", g.shared_b ? 1 : batch_ab, g.op_b == Op::N ? g.k : g.n, padded(b_cols));
+  const auto A = Kokkos::subview(wide_A, all, all, Kokkos::make_pair(0, a_cols));
+  const auto B = Kokkos::subview(wide_B, all, all, Kokkos::make_pair(0, b_cols));
   const int wide_n = g.c_offset ? (g.c_offset + g.n + 7) / 8 * 8 : g.n;
   View3 wide_C("C", batch_ab, g.m, wide_n);
   const auto window = Kokkos::make_pair(g.c_offset, g.c_offset + g.n);
   const auto C = Kokkos::subview(wide_C, all, all, window);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(g.describe() + " seed " + std::to_string(seed));
-  fill_uniform(A, seed);
-  fill_uniform(B, seed + 1);
+  fill_uniform(wide_A, seed);  // the padding too: a kernel reading past the window shows
+  fill_uniform(wide_B, seed + 1);
   if (g.beta == 0.0f)
     fill_value(wide_C, std::nanf(""));  // poison: any element the kernel skips stays NaN
   else
     fill_uniform(wide_C, seed + 2);
 
-  auto hA = host_copy(A), hB = host_copy(B), hC0_wide = host_copy(wide_C);
+  const auto hA_wide = host_copy(wide_A), hB_wide = host_copy(wide_B), hC0_wide = host_copy(wide_C);
+  const auto hA = Kokkos::subview(hA_wide, all, all, Kokkos::make_pair(0, a_cols));
+  const auto hB = Kokkos::subview(hB_wide, all, all, Kokkos::make_pair(0, b_cols));
   const auto hC0 = Kokkos::subview(hC0_wide, all, all, window);
   auto refB = as_matrix(hB, g.op_b);
   if (g.shared_b) refB.batch_stride = 0;

@@ -61,6 +61,15 @@ struct SpaceTraits {
   KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {
     for (int u = 0; u < U; ++u) copy_run_to_scratch<R>(to + u * to_step, from + u * from_step);
   }
+  // A run of R elements whose first `bytes` come from `from`, the rest zeros (a source's edge).
+  template <int R, class T>
+  KOKKOS_INLINE_FUNCTION static void copy_run_zero_filled(T* to, const T* from, int bytes) {
+    for (int q = 0; q < R; ++q) to[q] = q * int(sizeof(T)) < bytes ? from[q] : T(0);
+  }
+  template <int R, class T>
+  KOKKOS_INLINE_FUNCTION static void copy_run_or_zeros(T* to, const T* from, bool inside) {
+    copy_run_zero_filled<R>(to, from, inside ? R * int(sizeof(T)) : 0);
+  }
   KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {}
 };
 
@@ -168,6 +177,34 @@ struct SpaceTraits<Kokkos::Cuda> {
 #pragma unroll
         for (int q = 0; q < R; ++q) to[u * to_step + q] = To(loaded[u][q]);
     }
+  }
+  // A run of R elements (16 bytes) whose first `bytes` come from `from`, the rest zeros (a
+  // source's edge): one cp.async with zero fill from Ampere on; `from` is not read past `bytes`.
+  template <int R, class T>
+  KOKKOS_INLINE_FUNCTION static void copy_run_zero_filled(T* to, const T* from, int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    static_assert(sizeof(T) * R == 16, "kgemm: zero-filled runs are 16-byte copies");
+    const unsigned shared_address = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address), "l"(from), "r"(bytes));
+#else
+    for (int q = 0; q < R; ++q) to[q] = q * int(sizeof(T)) < bytes ? from[q] : T(0);
+#endif
+  }
+  // The same for a run that is wholly inside the source or wholly outside: the copy's
+  // ignore-source predicate, without the source-size arithmetic ptxas emits for the above
+  // (five instructions per copy).
+  template <int R, class T>
+  KOKKOS_INLINE_FUNCTION static void copy_run_or_zeros(T* to, const T* from, bool inside) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    static_assert(sizeof(T) * R == 16, "kgemm: zero-filled runs are 16-byte copies");
+    const unsigned shared_address = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile(
+        "{\n .reg .pred outside;\n setp.eq.u32 outside, %2, 0;\n"
+        " cp.async.cg.shared.global [%0], [%1], 16, outside;\n}\n" ::"r"(shared_address),
+        "l"(from), "r"(int(inside)));
+#else
+    copy_run_zero_filled<R>(to, from, inside ? R * int(sizeof(T)) : 0);
+#endif
   }
   // Waits for this thread's asynchronous copies; a team barrier then publishes them to all.
   KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {
