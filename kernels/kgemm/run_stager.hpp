@@ -1,9 +1,9 @@
 #pragma once
-// Staging for row-major operands whose rows are aligned 16-byte runs, copied into row-major
-// slabs (the tensor-core kernel's A and B wherever the caller's matrices allow it): every copy
-// is one 16-byte run, the source's edges included, since a copy reads only the part of its run
-// inside the source and zero-fills the rest (SpaceTraits::copy_run_zero_filled). No slab and
-// no block takes another path. Threads share the tile out the same way in every block, so the
+// Staging for row-major operands whose rows are aligned 16-byte runs, copied as they are into
+// row-major slabs (GPUs: both kernels' A and B wherever the caller's matrices allow it): every
+// copy is one 16-byte run, the source's edges included, since a copy reads only the part of
+// its run inside the source and zero-fills the rest (SpaceTraits::copy_run_zero_filled). No
+// slab and no block takes another path. Threads share the tile out the same way in every block, so the
 // plan is worked out on the host and read from the kernel's parameters; a thread keeps its
 // source pointer and its place in the tile. Through SlabStager, whose plan each thread derives
 // and keeps itself, the tensor-core kernel spent 16.5 instructions per copy at 252 registers
