@@ -102,7 +102,8 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 
 // Split K on every space: 3 splits (uneven on K = 300), 16 splits (more than most edge shapes
 // have slabs: fewer are used), batched products with alpha and beta, and tensor cores where
-// the case has them; on GPUs also a block whose padded rows stage as runs. Consecutive calls reuse the arrival counters the previous call left.
+// the case has them; on GPUs also a block whose padded rows stage as runs. Consecutive calls
+// reuse the arrival counters the previous call left.
 KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   using Space = typename TypeParam::ExecSpace;
   const auto [tm, tn] = micro_tiles().front();

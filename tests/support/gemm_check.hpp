@@ -27,8 +27,8 @@ struct GemmCheck {
   // padded to a multiple of 8 elements (none of it when c_offset is 0).
   int c_offset = 0;
   // A and B are windows of matrices whose rows are padded to a multiple of 8 elements: rows
-  // start 16-byte aligned whatever K and N are (fp16: the tensor-core kernel stages them as
-  // whole runs, zero-filling past the window's edge).
+  // start 16-byte aligned whatever K and N are (GPUs stage them as whole runs, zero-filling
+  // past the window's edge: run_stager.hpp).
   bool pad_ab = false;
   std::optional<Config> config;  // unset: the dispatcher chooses
 

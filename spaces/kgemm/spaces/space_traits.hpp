@@ -61,15 +61,6 @@ struct SpaceTraits {
   KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {
     for (int u = 0; u < U; ++u) copy_run_to_scratch<R>(to + u * to_step, from + u * from_step);
   }
-  // A run of R elements whose first `bytes` come from `from`, the rest zeros (a source's edge).
-  template <int R, class T>
-  KOKKOS_INLINE_FUNCTION static void copy_run_zero_filled(T* to, const T* from, int bytes) {
-    for (int q = 0; q < R; ++q) to[q] = q * int(sizeof(T)) < bytes ? from[q] : T(0);
-  }
-  template <int R, class T>
-  KOKKOS_INLINE_FUNCTION static void copy_run_or_zeros(T* to, const T* from, bool inside) {
-    copy_run_zero_filled<R>(to, from, inside ? R * int(sizeof(T)) : 0);
-  }
   KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {}
 };
 
