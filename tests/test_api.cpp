@@ -36,13 +36,19 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   EXPECT_EQ(parse_config(to_string(grouped)), grouped);
   EXPECT_EQ(parse_config(to_string(grouped_tc)), grouped_tc);
   EXPECT_EQ(parse_config("mb16_nb16_kb16_tm4_tn4_team128_ks1_bb8"), grouped);
+  const Config deep{128, 64, 32, 64, 32, 128, true, 4, 1, 3};
+  EXPECT_EQ(to_string(deep), "mb128_nb64_kb32_tm64_tn32_team128_ks4_st3_tc");
+  EXPECT_EQ(parse_config(to_string(deep)), deep);
+  EXPECT_EQ(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st0_tc"), tensor_cores);
+  EXPECT_NE(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st2_tc"), tensor_cores);
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
                           "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_ks", "mb128_nb64_kb16_tm8_tn4_team256_ks4_ks4",
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_ks4", "mb128_nb64_kb16_tm8_tn4_team256_ks-2",
                           "mb16_nb16_kb16_tm4_tn4_team128_bb8_ks1", "mb16_nb16_kb16_tm4_tn4_team128_bb8_bb8",
-                          "mb16_nb16_kb16_tm4_tn4_team128_bb"})
+                          "mb16_nb16_kb16_tm4_tn4_team128_bb", "mb16_nb16_kb16_tm4_tn4_team128_st3_bb8",
+                          "mb16_nb16_kb16_tm4_tn4_team128_st"})
     EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
 }
 
@@ -136,6 +142,10 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks and bb must be positive"});
     expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 6, false, 1, 4})); }, {"team 6", "bb = 4", "multiple of bb"});
     expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 32, false, 2, 2})); }, {"(bb) and split K (ks) do not combine"});
+    using Traits = SpaceTraits<Space>;
+    const int too_deep = Traits::max_slab_buffers + 1;
+    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 1, false, 1, 1, too_deep})); },
+                    {"_st" + std::to_string(too_deep), Traits::max_slab_buffers > 1 ? "slab buffers" : "drop _st"});
     if (kTiledALayout<Space> == SlabLayout::RowMajor)
       expect_rejected([&] { gemm(A, B, C, with({64, 64, 6, 4, 4, 256})); }, {"four k at a time", "multiple of 4"});
     Options fp16_accumulation;

@@ -211,7 +211,37 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
     Problem batch128 = batch1;
     batch128.m = 49 * 128;
     for (const Config& start : search_starts<Space>(batch128, 132)) EXPECT_EQ(start.ks, 1) << Space::name();
+    // Re-tuning: the store's config starts the climb too, once.
+    const Config known = candidate_configs<Space>(batch1).back();
+    std::vector<Config> with_known = search_starts<Space>(batch1, 132, &known);
+    EXPECT_EQ(with_known.back(), known) << Space::name();
+    EXPECT_EQ(with_known.size(), starts.size() + (std::find(starts.begin(), starts.end(), known) == starts.end()));
+    with_known = search_starts<Space>(batch1, 132, &starts.front());
+    EXPECT_EQ(with_known, starts) << Space::name();
   });
+}
+
+// Deeper slab pipelines are searched only on spaces that stage more buffers, and only where a
+// team walks at least as many slabs as the pipeline has buffers.
+TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    using Traits = SpaceTraits<Space>;
+    Problem p;
+    p.m = 784, p.n = 128, p.k = 1152;
+    bool deep = false;
+    for (const Config& c : candidate_configs<Space>(p)) {
+      EXPECT_TRUE(stages_fit(c, p)) << to_string(c);
+      EXPECT_TRUE(c.stages == 0 || (c.stages > Traits::slab_buffers && c.stages <= Traits::max_slab_buffers)) << to_string(c);
+      deep = deep || c.stages != 0;
+    }
+    EXPECT_EQ(deep, Traits::max_slab_buffers > Traits::slab_buffers) << Space::name();
+  });
+  Problem short_k;
+  short_k.m = 784, short_k.n = 128, short_k.k = 96;  // 3 slabs of 32
+  EXPECT_TRUE(stages_fit({32, 32, 32, 4, 4, 64, false, 1, 1, 3}, short_k));
+  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, false, 1, 1, 4}, short_k));
+  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, false, 2, 1, 3}, short_k));  // 2 slabs per split
 }
 
 // Batches of products smaller than a block (the 8 x 8 squares): on spaces that group products

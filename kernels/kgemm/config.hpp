@@ -1,7 +1,7 @@
 #pragma once
 // The tunable parameters of the GEMM kernels, printable as one canonical string
 // ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._bb8" for products per
-// team, "..._tc" for tensor cores) that parses back: log lines, YAML and benchmark labels use it.
+// team, "..._st3" for three slab buffers, "..._tc" for tensor cores) that parses back: log lines, YAML and benchmark labels use it.
 #include <string>
 
 namespace kgemm {
@@ -21,6 +21,11 @@ struct Config {
   // Products of a batch per team, each on team / bb of its threads: small products (8 x 8 ...
   // 32 x 32) would otherwise make GPU blocks of a few threads, of which an SM runs too few.
   int bb = 1;
+  // Slab buffers ("stages" in CUTLASS' names): K slabs staged ahead of the one multiplied, plus
+  // one. 0 takes the space's own (SpaceTraits::slab_buffers: 2 on GPUs, 1 on CPUs); deeper
+  // pipelines keep more copies in flight, for teams whose slabs are short next to the latency
+  // of global memory, at the price of scratch.
+  int stages = 0;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
@@ -31,7 +36,7 @@ struct Config {
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.tc == b.tc;
+           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.stages == b.stages && a.tc == b.tc;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };

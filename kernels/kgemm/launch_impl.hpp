@@ -45,6 +45,18 @@ inline void check_config_shape(const Config& c) {
            dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
 }
 
+template <class ExecSpace>
+void check_stages(const Config& c) {
+  using Traits = SpaceTraits<ExecSpace>;
+  if (c.stages == 0 || (c.stages >= Traits::slab_buffers && c.stages <= Traits::max_slab_buffers)) return;
+  const std::string space = ExecSpace::name();
+  if (Traits::max_slab_buffers == Traits::slab_buffers)
+    reject("config " + to_string(c) + ": " + space + " stages one slab at a time (" +
+           std::to_string(Traits::slab_buffers) + " buffer); drop _st");
+  reject("config " + to_string(c) + ": " + space + " stages " + std::to_string(Traits::slab_buffers) + " to " +
+         std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
+}
+
 // Tensor-core configs: one warp per tm x tn tile and slabs a whole number of fragments deep.
 template <class ExecSpace, class Scalar>
 void check_tensor_core_config(const Config& c, Accum accum) {
@@ -67,7 +79,7 @@ Kokkos::TeamPolicy<ExecSpace> make_policy(const ExecSpace& space, const Functor&
   const std::string name = to_string(c);
   const std::size_t scratch = functor.scratch_bytes();
   constexpr int level = SpaceTraits<ExecSpace>::scratch_level;
-  const std::size_t scratch_max = max_team_scratch_bytes<ExecSpace>(level);
+  const std::size_t scratch_max = max_team_scratch_bytes<ExecSpace>(level, c.team);
   if (scratch > scratch_max)
     reject("config " + name + " needs " + std::to_string(scratch) + " bytes of level-" + std::to_string(level) + " team scratch, " +
            ExecSpace::name() + " allows " + std::to_string(scratch_max) + "; shrink mb, nb or kb");
@@ -98,21 +110,38 @@ void with_staging(const GemmArgs<Scalar>& args, const Config& c, F&& f) {
   f(std::false_type{});
 }
 
+// Calls f(std::integral_constant<int, B>{}) for the B slab buffers of the config (Config::stages,
+// else the space's own), one of those the space compiles: First ... Last.
+template <int B, int Last, class F>
+void with_buffers_from(int buffers, F&& f) {
+  if (buffers == B) return f(std::integral_constant<int, B>{});
+  if constexpr (B < Last) with_buffers_from<B + 1, Last>(buffers, f);
+}
+template <class ExecSpace, class F>
+void with_slab_buffers(const Config& c, F&& f) {
+  using Traits = SpaceTraits<ExecSpace>;
+  with_buffers_from<Traits::slab_buffers, Traits::max_slab_buffers>(c.stages ? c.stages : Traits::slab_buffers, f);
+}
+
 // Runs f(functor, policy) for the variant the config names, after every check.
 template <class ExecSpace, class Scalar, class F>
 void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& c,
                          Accum accum, F&& f) {
   check_extents(args);
   check_config_shape(c);
+  check_stages<ExecSpace>(c);
   check_accum<Scalar>(accum);
   if (c.tc) {
     check_tensor_core_config<ExecSpace, Scalar>(c, accum);
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
       with_warp_tile(c.tm, c.tn, [&](auto tile) {
         constexpr int WM = decltype(tile)::tm, WN = decltype(tile)::tn;
-        with_staging<TensorCoreGemm<ExecSpace, WM, WN, false>>(args, c, [&](auto runs) {
-          TensorCoreGemm<ExecSpace, WM, WN, decltype(runs)::value> functor(args, c);
-          f(functor, make_policy(space, functor, c));
+        with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
+          constexpr int B = decltype(buffers)::value;
+          with_staging<TensorCoreGemm<ExecSpace, WM, WN, false, B>>(args, c, [&](auto runs) {
+            TensorCoreGemm<ExecSpace, WM, WN, decltype(runs)::value, B> functor(args, c);
+            f(functor, make_policy(space, functor, c));
+          });
         });
       });
     }
@@ -125,9 +154,12 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
     constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
     auto run = [&](auto acc_tag) {
       using Acc = decltype(acc_tag);
-      with_staging<TiledGemm<ExecSpace, Scalar, Acc, TM, TN, false>>(args, c, [&](auto runs) {
-        TiledGemm<ExecSpace, Scalar, Acc, TM, TN, decltype(runs)::value> functor(args, c);
-        f(functor, make_policy(space, functor, c));
+      with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
+        constexpr int B = decltype(buffers)::value;
+        with_staging<TiledGemm<ExecSpace, Scalar, Acc, TM, TN, false, B>>(args, c, [&](auto runs) {
+          TiledGemm<ExecSpace, Scalar, Acc, TM, TN, decltype(runs)::value, B> functor(args, c);
+          f(functor, make_policy(space, functor, c));
+        });
       });
     };
     // fp16 accumulation exists only for fp16 data; fp32 data never instantiates it.

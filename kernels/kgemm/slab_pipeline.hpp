@@ -1,7 +1,8 @@
 #pragma once
 // The team pattern every kgemm kernel shares: a Kokkos team per MB x NB block of C, K walked in
-// KB-deep slabs of op(A) and op(B) staged in team scratch, double-buffered where the space can
-// overlap the copies with arithmetic (SpaceTraits::slab_buffers). What multiplies a staged slab
+// KB-deep slabs of op(A) and op(B) staged in team scratch, in Buffers slab buffers: where the
+// space can overlap copies with arithmetic (GPUs), Buffers - 1 slabs are copied ahead of the one
+// multiplied (Config::stages; SpaceTraits::slab_buffers by default). What multiplies a staged slab
 // pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
 // (tensor_core_gemm.hpp). With split K (Config::ks) several teams share a block, each over its
 // own range of slabs, and the last of them to finish writes C (store / finish_block). With
@@ -44,7 +45,7 @@ struct OperandRuns<Plan, true> {
 
 // Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
 // launch chose where runs_apply() holds; otherwise through SlabStager.
-template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout, bool Runs>
+template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout, bool Runs, int Buffers>
 struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -56,6 +57,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   static constexpr bool kRunsPossible =
       Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value && ALayout == SlabLayout::RowMajor;
   static_assert(!Runs || kRunsPossible, "kgemm: this pipeline cannot stage runs");
+  static_assert(Buffers >= Traits::slab_buffers && Buffers <= Traits::max_slab_buffers,
+                "kgemm: this space does not stage that many slab buffers");
   // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
   static constexpr int kPad = Traits::is_gpu ? Stager::kRun : 0;
 
@@ -118,7 +121,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   }
   static int aligned_elements(std::size_t elements) { return int(aligned_bytes(elements * sizeof(Slab)) / sizeof(Slab)); }
   // Scratch of the slab buffers; a kernel's own scratch (`extra_bytes`) follows them.
-  KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return std::size_t(Traits::slab_buffers) * buffer_elements * sizeof(Slab); }
+  KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return std::size_t(Buffers) * buffer_elements * sizeof(Slab); }
   // Scratch of one product team, and of the whole team.
   KOKKOS_INLINE_FUNCTION std::size_t product_bytes(std::size_t extra_bytes) const { return slab_bytes() + aligned_bytes(extra_bytes); }
   std::size_t scratch_bytes(std::size_t extra_bytes) const { return products_per_team * product_bytes(extra_bytes) + kAlign; }
@@ -184,7 +187,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   KOKKOS_INLINE_FUNCTION void walk_slabs(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
                                          const AStager& a_stager, const BStager& b_stager, Multiply&& multiply) const {
     Slab* buffers = reinterpret_cast<Slab*>(scratch);
-    auto a_slab = [&](int slab) { return buffers + unsigned(slab) % Traits::slab_buffers * buffer_elements; };
+    auto a_slab = [&](int slab) { return buffers + unsigned(slab) % Buffers * buffer_elements; };
     auto b_slab = [&](int slab) { return a_slab(slab) + a_slab_elements; };
     auto depth = [&](int slab) { return slab + 1 < slabs ? kb : last_depth; };
     auto stage = [&](int slab) {
@@ -192,22 +195,40 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
       b_stager.stage(b_slab(slab), slab, depth(slab));
     };
 
-    // With two buffers one barrier per slab suffices: past it, every thread's copies of this
-    // slab are visible and every thread is done with the previous slab, whose buffer the next
-    // slab's copies then overwrite while this one is multiplied.
     const int first = at.split * slabs_per_split;
     const int end = first + slabs_per_split < slabs ? first + slabs_per_split : slabs;
-    const bool prefetch = Traits::slab_buffers > 1;
-    if (first < end) stage(first);
-    for (int slab = first; slab < end; ++slab) {
-      Traits::finish_scratch_copies();
-      team.team_barrier();
-      const bool more = slab + 1 < end;
-      if (prefetch && more) stage(slab + 1);
+    auto multiply_slab = [&](int slab) {
       multiply(static_cast<const Slab*>(a_slab(slab)), static_cast<const Slab*>(b_slab(slab)), depth(slab));
-      if (!prefetch && more) {
+    };
+    // The slabs copied ahead of the one multiplied. One barrier per slab suffices: past it,
+    // every thread's copies of this slab are visible and every thread is done with the previous
+    // slab, whose buffer the copies of slab + ahead then overwrite. Each turn commits one group
+    // of copies (empty past the split's end), so waiting until `ahead - 1` groups are left in
+    // flight waits for this slab's.
+    constexpr int ahead = Buffers - 1;
+    if constexpr (ahead > 0) {
+      // The first slab outside the loop: with two buffers the code is the double-buffered
+      // pipeline's as it was (the fp32 8x8 tile lost 4 % with a one-turn loop here).
+      if (first < end) stage(first);
+      Traits::commit_scratch_copies();
+#pragma unroll 1
+      for (int slab = first + 1; slab < first + ahead; ++slab) {
+        if (slab < end) stage(slab);
+        Traits::commit_scratch_copies();
+      }
+      for (int slab = first; slab < end; ++slab) {
+        Traits::template wait_scratch_copies<ahead - 1>();
         team.team_barrier();
-        stage(slab + 1);
+        if (slab + ahead < end) stage(slab + ahead);
+        Traits::commit_scratch_copies();
+        multiply_slab(slab);
+      }
+    } else {  // one buffer: the copies wait for the previous slab's multiply
+      for (int slab = first; slab < end; ++slab) {
+        if (slab > first) team.team_barrier();
+        stage(slab);
+        team.team_barrier();
+        multiply_slab(slab);
       }
     }
   }

@@ -11,9 +11,9 @@
 
 namespace kgemm {
 
-template <class ExecSpace, int WM, int WN, bool Runs>
-struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs> {
-  using Pipeline = SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs>;
+template <class ExecSpace, int WM, int WN, bool Runs, int Buffers>
+struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, Buffers> {
+  using Pipeline = SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, Buffers>;
   using typename Pipeline::Member;
   using Cores = TensorCores<ExecSpace>;
 

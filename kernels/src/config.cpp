@@ -10,10 +10,11 @@ namespace {
 struct Field {
   const char* key;
   int Config::*member;
+  int absent = 0;  // optional fields: the value not written
 };
 constexpr const char* kTensorCores = "_tc";
 constexpr const char* kFormat =
-    "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team> and _tc";
+    "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team>, _st<slab buffers> and _tc";
 
 bool is_field(const std::string& token, const std::string& key) {
   return token.compare(0, key.size(), key) == 0 && token.size() > key.size() &&
@@ -21,8 +22,8 @@ bool is_field(const std::string& token, const std::string& key) {
 }
 constexpr Field kFields[] = {{"mb", &Config::mb}, {"nb", &Config::nb}, {"kb", &Config::kb},
                              {"tm", &Config::tm}, {"tn", &Config::tn}, {"team", &Config::team}};
-// Fields after team, in this order, each written only when not 1.
-constexpr Field kOptionalFields[] = {{"ks", &Config::ks}, {"bb", &Config::bb}};
+// Fields after team, in this order, each written only when it differs from its `absent` value.
+constexpr Field kOptionalFields[] = {{"ks", &Config::ks, 1}, {"bb", &Config::bb, 1}, {"st", &Config::stages, 0}};
 }  // namespace
 
 std::string to_string(const Config& config) {
@@ -32,7 +33,7 @@ std::string to_string(const Config& config) {
     out << field.key << config.*field.member;
   }
   for (const Field& field : kOptionalFields)
-    if (config.*field.member != 1) out << '_' << field.key << config.*field.member;
+    if (config.*field.member != field.absent) out << '_' << field.key << config.*field.member;
   if (config.tc) out << kTensorCores;
   return out.str();
 }

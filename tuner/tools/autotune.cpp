@@ -38,8 +38,8 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --strategy NAME     exhaustive | random | climb                   (default: climb)
                       climb: hill climbing from the best of the space's seed configs
                       (the default first; each split along K where its grid leaves the
-                      device idle) over configs one parameter step away, restarting at
-                      random from each local optimum
+                      device idle) and of the store's config for the shape, over configs
+                      one parameter step away, restarting at random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
   --out FILE          store to update (default: the device's store in the search path,
                       else configs/<device>.yaml in the source tree)
@@ -249,7 +249,9 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     };
     const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, budget);
-    const std::vector<kgemm::Config> starts = kgemm::search_starts<ExecSpace>(problem, device.threads);
+    const kgemm::TunedEntry* known = store.exact(problem);
+    const std::vector<kgemm::Config> starts =
+        kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &known->config : nullptr);
     const kgemm::SearchOutcome outcome =
         kgemm::search(candidates, starts, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
     progress.finish();

@@ -60,7 +60,7 @@ void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
     kgemm::Options options;
     if (cli.has("config")) options.config = kgemm::parse_config(cli.get("config", ""));
     const kgemm::Config config = options.config ? *options.config : kgemm::select_config<ExecSpace>(problem);
-    const auto t = kgemm::time_median(space, [&] { kgemm::gemm(A, B, C, options); }, 1, reps);
+    const auto t = kgemm::time_calls(space, [&] { kgemm::gemm(A, B, C, options); }, 1, reps);
     const double gflops = problem.flops() / t.median_s * 1e-9;
     log_sum += std::log(gflops);
     std::printf("%-3d %-28s %8d %5d %5d  %-34s %10.3f %9.1f\n", ++index, s.layer.c_str(), s.m, s.n, s.k,

@@ -17,6 +17,7 @@ struct ParamRanges {
   std::vector<int> mb, nb, kb, team;
   std::vector<int> ks;  // K splits
   std::vector<int> bb;  // products per team
+  std::vector<int> stages;  // slab buffers, 0 for the space's own
 };
 
 template <class ExecSpace>
@@ -33,7 +34,7 @@ struct SpaceTraits {
   static std::vector<Config> seed_configs(DType dtype) { return {default_config(dtype)}; }
   // No split K and one product per team: two or so threads find enough blocks in every shape.
   static ParamRanges ranges() {
-    return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}, {1}, {1}};
+    return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}, {1}, {1}, {0}};
   }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
@@ -46,6 +47,7 @@ struct SpaceTraits {
   // overlap the copies with. Copies are plain (converting) element assignments the compiler
   // vectorises itself.
   static constexpr int slab_buffers = 1;
+  static constexpr int max_slab_buffers = 1;
   static constexpr int copy_run_bytes = 0;
   template <class To, class From>
   KOKKOS_INLINE_FUNCTION static void copy_to_scratch(To* to, const From* from) {
@@ -61,7 +63,10 @@ struct SpaceTraits {
   KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {
     for (int u = 0; u < U; ++u) copy_run_to_scratch<R>(to + u * to_step, from + u * from_step);
   }
-  KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {}
+  // Copies finish inside the copy calls here.
+  KOKKOS_INLINE_FUNCTION static void commit_scratch_copies() {}
+  template <int Pending>
+  KOKKOS_INLINE_FUNCTION static void wait_scratch_copies() {}
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -97,8 +102,9 @@ struct SpaceTraits<Kokkos::Cuda> {
     // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks: +10 %
     // over 32-deep ones on the H100, half the barriers per K).
     // Several products per team give batches of small products blocks of 64 - 256 threads.
+    // Three or four slab buffers keep more copies in flight than two (0: the default).
     return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},
-            {1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}};
+            {1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}, {0, 3, 4}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
   // stay in registers.
@@ -120,7 +126,9 @@ struct SpaceTraits<Kokkos::Cuda> {
   // same-type 4-byte copies go global -> shared asynchronously (cp.async), without passing
   // through registers, so a thread issues them all and multiplies at once; everything else
   // (fp16 data widened to fp32 scratch, older GPUs) is a plain load and store.
+  // Up to four buffers (Config::stages): copies of three slabs in flight while one is multiplied.
   static constexpr int slab_buffers = 2;
+  static constexpr int max_slab_buffers = 4;
   template <class To, class From>
   KOKKOS_INLINE_FUNCTION static void copy_to_scratch(To* to, const From* from) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -197,10 +205,18 @@ struct SpaceTraits<Kokkos::Cuda> {
     copy_run_zero_filled<R>(to, from, inside ? R * int(sizeof(T)) : 0);
 #endif
   }
-  // Waits for this thread's asynchronous copies; a team barrier then publishes them to all.
-  KOKKOS_INLINE_FUNCTION static void finish_scratch_copies() {
+  // The asynchronous copies a thread issued since the last commit form one group (one slab);
+  // waiting leaves at most `Pending` of its latest groups in flight. A team barrier then
+  // publishes the finished ones to all. Plain copies are done when issued.
+  KOKKOS_INLINE_FUNCTION static void commit_scratch_copies() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;\n" ::);
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+  }
+  template <int Pending>
+  KOKKOS_INLINE_FUNCTION static void wait_scratch_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 #endif
   }
 };

@@ -1,7 +1,8 @@
 #pragma once
 // Measures one config on one problem, the way the autotuner needs it: operands allocated once
 // with random inputs, then per config a correctness check and only then a timing (warm-up,
-// fenced repetitions, median; re-measured with more repetitions when the spread is large).
+// repetitions timed as the benchmarks time a call (time_calls), median; re-measured with more
+// repetitions when the spread is large).
 // The check, against fp64 references computed once per problem: the output is poisoned with
 // NaN first and every element must come back finite; every row's checksum C x (x a random
 // +-[0.5, 1] vector, Freivalds-style) must match A (B x); and sampled rows, always including
@@ -109,8 +110,8 @@ class ProblemBench {
       space_.fence();
       m.note = wrong_output();
       if (!m.note.empty()) return m;
-      Timing t = time_median(space_, [&] { run(config); }, timing_.warmup, timing_.reps);
-      if (t.spread > timing_.max_spread) t = time_median(space_, [&] { run(config); }, 1, 4 * timing_.reps);
+      Timing t = time_calls(space_, [&] { run(config); }, timing_.warmup, timing_.reps);
+      if (t.spread > timing_.max_spread) t = time_calls(space_, [&] { run(config); }, 1, 4 * timing_.reps);
       m.correct = true;
       m.gflops = problem_.flops() / t.median_s * 1e-9;
     } catch (const std::exception& e) {

@@ -45,6 +45,17 @@ inline bool split_fits(const Config& c, const Problem& problem) {
   return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
 }
 
+// Slabs one team walks: of the whole K, or of its split.
+inline int slabs_per_team(const Config& c, const Problem& problem) {
+  const int slabs = (problem.k + c.kb - 1) / c.kb;
+  return (slabs + c.ks - 1) / c.ks;
+}
+
+// More slab buffers than the default pay only for teams that walk at least as many slabs.
+inline bool stages_fit(const Config& c, const Problem& problem) {
+  return c.stages == 0 || slabs_per_team(c, problem) >= c.stages;
+}
+
 // Several products per team pay for batches of products that fit one block each.
 inline bool group_fits(const Config& c, const Problem& problem) {
   return c.bb == 1 || (c.bb <= problem.batch && c.mb >= problem.m && c.nb >= problem.n);
@@ -101,14 +112,17 @@ Config split_for_device(Config start, const Problem& problem, int processors) {
 }
 
 // Where a search starts: the space's seeds (the default first), each fitted to small products
-// and split for the device.
+// and split for the device; then `known`, the config a store already has for the problem, so a
+// re-tuning climb that wanders elsewhere within its budget never replaces it with a slower one.
 template <class ExecSpace>
-std::vector<Config> search_starts(const Problem& problem, int processors) {
+std::vector<Config> search_starts(const Problem& problem, int processors, const Config* known = nullptr) {
   std::vector<Config> starts;
-  for (const Config& seed : SpaceTraits<ExecSpace>::seed_configs(problem.dtype)) {
-    const Config start = split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors);
+  auto add = [&](const Config& start) {
     if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
-  }
+  };
+  for (const Config& seed : SpaceTraits<ExecSpace>::seed_configs(problem.dtype))
+    add(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors));
+  if (known) add(*known);
   return starts;
 }
 
@@ -120,30 +134,32 @@ std::vector<Config> candidate_configs(const Problem& problem) {
   auto consider = [&](const Config& c) {
     if (c.mb % c.tm != 0 || c.nb % c.tn != 0) return;
     if (!edge_fits(c.mb, problem.m, ranges.mb.front()) || !edge_fits(c.nb, problem.n, ranges.nb.front()) ||
-        !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem) || !group_fits(c, problem))
+        !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem) || !group_fits(c, problem) ||
+        !stages_fit(c, problem))
       return;
     if (!Traits::worth_trying(c)) return;
     if (!detail::why_illegal<ExecSpace>(problem, c).empty()) return;
     candidates.push_back(c);
   };
-  for (int ks : ranges.ks)
-    for (int bb : ranges.bb) {
-      for (auto [tm, tn] : micro_tiles())
-        for (int mb : ranges.mb)
-          for (int nb : ranges.nb)
-            for (int kb : ranges.kb)
-              for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb});
-      // Tensor-core configs (fp16 on devices that run them): the team is one warp per tile.
-      if (TensorCores<ExecSpace>::on_device() && problem.dtype == DType::F16)
-        for (auto [tm, tn] : warp_tiles())
+  for (int stages : ranges.stages)
+    for (int ks : ranges.ks)
+      for (int bb : ranges.bb) {
+        for (auto [tm, tn] : micro_tiles())
           for (int mb : ranges.mb)
             for (int nb : ranges.nb)
-              for (int kb : ranges.kb) {
-                Config c{mb, nb, kb, tm, tn, 0, true, ks, bb};
-                c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
-                consider(c);
-              }
-    }
+              for (int kb : ranges.kb)
+                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, stages});
+        // Tensor-core configs (fp16 on devices that run them): the team is one warp per tile.
+        if (TensorCores<ExecSpace>::on_device() && problem.dtype == DType::F16)
+          for (auto [tm, tn] : warp_tiles())
+            for (int mb : ranges.mb)
+              for (int nb : ranges.nb)
+                for (int kb : ranges.kb) {
+                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, stages};
+                  c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
+                  consider(c);
+                }
+      }
   return candidates;
 }
 
