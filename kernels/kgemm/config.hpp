@@ -1,7 +1,8 @@
 #pragma once
 // The tunable parameters of the GEMM kernels, printable as one canonical string
 // ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._bb8" for products per
-// team, "..._st3" for three slab buffers, "..._tc" for tensor cores) that parses back: log lines, YAML and benchmark labels use it.
+// team, "..._st3" for three slab buffers, "..._tc" for tensor cores) that parses back: log
+// lines, YAML and benchmark labels use it.
 #include <string>
 
 namespace kgemm {

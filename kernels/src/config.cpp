@@ -14,7 +14,8 @@ struct Field {
 };
 constexpr const char* kTensorCores = "_tc";
 constexpr const char* kFormat =
-    "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team>, _st<slab buffers> and _tc";
+    "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team>, "
+    "_st<slab buffers> and _tc";
 
 bool is_field(const std::string& token, const std::string& key) {
   return token.compare(0, key.size(), key) == 0 && token.size() > key.size() &&

@@ -35,20 +35,19 @@ inline long grid_blocks(const Config& c, const Problem& problem) {
   return long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
 }
 
+// K slabs of a block, and of one team: the whole K, or its split's share.
+inline int block_slabs(const Config& c, const Problem& problem) { return (problem.k + c.kb - 1) / c.kb; }
+inline int slabs_per_team(const Config& c, const Problem& problem) {
+  return (block_slabs(c, problem) + c.ks - 1) / c.ks;
+}
+
 // Split K pays when the grid of blocks is too small to fill the device and each split still
 // has a few slabs to pipeline; above this many blocks, a grid fills any current GPU.
 constexpr long kMostBlocksWorthSplitting = 1024;
 inline bool split_fits(const Config& c, const Problem& problem) {
   if (c.ks == 1) return true;
   if (c.bb > 1) return false;  // products per team and split K do not combine
-  const int slabs = (problem.k + c.kb - 1) / c.kb;
-  return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && slabs >= 2 * c.ks;
-}
-
-// Slabs one team walks: of the whole K, or of its split.
-inline int slabs_per_team(const Config& c, const Problem& problem) {
-  const int slabs = (problem.k + c.kb - 1) / c.kb;
-  return (slabs + c.ks - 1) / c.ks;
+  return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && block_slabs(c, problem) >= 2 * c.ks;
 }
 
 // More slab buffers than the default pay only for teams that walk at least as many slabs.
