@@ -102,13 +102,18 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 
 // Split K on every space: 3 splits (uneven on K = 300), 16 splits (more than most edge shapes
 // have slabs: fewer are used), batched products with alpha and beta, and tensor cores where
-// the case has them; on GPUs also a block whose padded rows stage as runs. Consecutive calls
-// reuse the arrival counters the previous call left.
+// the case has them; on GPUs also a block whose padded rows stage as runs. Blocks 1, 2 and 16
+// columns wide: the split sum adds the partials up a column or four columns at a time, and 16
+// splits take it through more than one round of reads. Consecutive calls reuse the partial
+// blocks the previous call left.
 KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   using Space = typename TypeParam::ExecSpace;
   const auto [tm, tn] = micro_tiles().front();
+  const auto [tm4, tn4] = micro_tiles()[1];
   const Config three{2 * tm, 2 * tn, 16, tm, tn, small_team<Space>(), false, 3};
-  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, false, 16}}, stages_runs<TypeParam>());
+  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, false, 16},
+                                {4 * tm4, 4 * tn4, 8, tm4, tn4, small_team<Space>(), false, 16}},
+                               stages_runs<TypeParam>());
   if (stages_runs<TypeParam>()) check_edge_shapes<TypeParam>({{16, 16, 16, 4, 4, 16, false, 3}}, true);
   for (bool shared : {false, true}) {
     GemmCheck g;

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kgemm/launch.hpp"
+#include "kgemm/split_sum.hpp"
 #include "kgemm/tensor_core_gemm.hpp"
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/variants.hpp"
@@ -185,6 +186,7 @@ void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Con
     auto kernel = functor;
     kernel.template use_split_buffers<typename ExecSpace::memory_space>();
     Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, kernel);
+    sum_splits(space, kernel);
   });
 }
 

@@ -5,7 +5,8 @@
 // multiplied (Config::stages; SpaceTraits::slab_buffers by default). What multiplies a staged slab
 // pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
 // (tensor_core_gemm.hpp). With split K (Config::ks) several teams share a block, each over its
-// own range of slabs, and the last of them to finish writes C (store / finish_block). With
+// own range of slabs into a partial block of its own, and a second kernel adds them up into C
+// (sum_splits, launched by split_sum.hpp). With
 // several products per team (Config::bb) each product team works as a team of its own here,
 // in its own share of the scratch (product_team.hpp).
 #include <Kokkos_Core.hpp>
@@ -69,7 +70,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   int ld_a, ld_b;  // slab row lengths
   int slabs;                    // K slabs of every block
   int slabs_per_split, splits;  // splits <= Config::ks: none of them is left without slabs
-  SplitBuffers workspace;       // set by use_split_buffers when splits > 1
+  float* partials = nullptr;    // split K's partial blocks (use_split_buffers)
   int products_per_team, threads_per_product;  // Config::bb; the product teams' size
   int a_slab_elements, buffer_elements;  // one slab buffer: its A slab, then its B slab (kAlign-aligned)
   int last_depth;                        // the last slab's K extent, rounded up to k_multiple
@@ -110,10 +111,10 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
   int league_size() const { return (blocks() + products_per_team - 1) / products_per_team * splits; }
 
-  // Split K's global buffers: a partial block per team, an arrival counter per block.
+  // Split K's partial blocks in global memory, one per team.
   template <class MemorySpace>
   void use_split_buffers() {
-    if (splits > 1) workspace = split_buffers<MemorySpace>(std::size_t(league_size()) * mb * nb, std::size_t(blocks()));
+    if (splits > 1) partials = split_partials<MemorySpace>(std::size_t(league_size()) * mb * nb);
   }
 
   KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {
@@ -129,14 +130,17 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   KOKKOS_INLINE_FUNCTION ProductTeam<Member> product_team(const Member& team) const { return {team, threads_per_product}; }
 
   KOKKOS_INLINE_FUNCTION BlockOrigin origin(const Member& team, int group) const {
-    const int per_product = blocks_m * blocks_n;
     const int wanted = team.league_rank() / splits * products_per_team + group;
     const bool writes = wanted < blocks();
-    const int block = writes ? wanted : blocks() - 1, in_product = block % per_product;
-    // A block's splits are neighbours (they finish close together); then consecutive blocks
-    // walk down M, so they share one B panel while it is hot in cache.
-    return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block,
-            team.league_rank() % splits, writes};
+    const int block = writes ? wanted : blocks() - 1;
+    const BlockOrigin at = place(block);
+    return {at.b, at.m0, at.n0, block, team.league_rank() % splits, writes};
+  }
+  // Where block `block` lies: a block's splits are neighbours, then consecutive blocks walk
+  // down M, so they share one B panel while it is hot in cache.
+  KOKKOS_INLINE_FUNCTION BlockOrigin place(int block) const {
+    const int per_product = blocks_m * blocks_n, in_product = block % per_product;
+    return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block, 0, true};
   }
 
   // A product team's scratch: slab buffers first, the kernel's own region at extra().
@@ -239,7 +243,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   // partial blocks, and a block inside C with beta = 0 and rows that take runs, store each run
   // as one unchecked access; other blocks element by element. Checks per run (edges, beta),
   // unrolled over a 64 x 64 warp tile, overflowed the instruction cache of interior blocks
-  // (H100: instruction-fetch stalls 60 % of cycles). Every thread then calls finish_block.
+  // (H100: instruction-fetch stalls 60 % of cycles).
   template <int R, class Visit>
   KOKKOS_INLINE_FUNCTION void store_results(const BlockOrigin& at, Visit&& visit) const {
     static_assert(R * sizeof(float) <= 16, "kgemm: runs are stored 16 bytes at most at a time");
@@ -266,7 +270,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     if (splits == 1)
       store_c(at.b, at.m0 + r, at.n0 + c, value);
     else
-      workspace.partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
+      partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
   }
 
   template <class T, int R>
@@ -277,30 +281,43 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   }
 
   KOKKOS_INLINE_FUNCTION float* partial_block(int block, int split) const {
-    return workspace.partials + (std::size_t(block) * splits + split) * mb * nb;
+    return partials + (std::size_t(block) * splits + split) * mb * nb;
   }
 
-  // Split K: the last team of a block to arrive adds the partial blocks up, in split order
-  // (results do not depend on which team came last), and writes C. Its partials were written
-  // by other SMs: each thread fences its own stores before the team announces its arrival,
-  // and the last team fences before reading them back past the (incoherent) L1 cache. Split K
-  // takes one product per team, so the product team is the whole team here.
-  KOKKOS_INLINE_FUNCTION void finish_block(const Member& team, const BlockOrigin& at) const {
-    if (splits == 1) return;
-    Kokkos::memory_fence();
-    team.team_barrier();
-    int arrived = 0;
-    if (team.team_rank() == 0) arrived = Kokkos::atomic_fetch_add(&workspace.arrivals[at.block], 1);
-    team.team_broadcast(arrived, 0);
-    if (arrived != splits - 1) return;
-    Kokkos::memory_fence();
-    const volatile float* partials = partial_block(at.block, 0);
-    team_for_2d(team, mb, nb, [&](int r, int c) {
-      float sum = 0;
-      for (int s = 0; s < splits; ++s) sum += partials[(std::size_t(s) * mb + r) * nb + c];
-      store_c(at.b, at.m0 + r, at.n0 + c, sum);
-    });
-    if (team.team_rank() == 0) workspace.arrivals[at.block] = 0;  // ready for the next call
+  // Split K, in a kernel of its own after the GEMM's: adds each block's partial blocks up, in
+  // split order, into C. Index `index` sums one run of R columns of one row of one block (R = 4
+  // where rows allow it: 16-byte reads), the reads of kSplitsInFlight splits in flight at once.
+  // Session 10 summed inside the GEMM kernel, by the last team of each block to finish: one team
+  // per block, element by element, and every faster sum there raised the GEMM kernel's registers
+  // (up to 40 %, 8 - 13 % slower at batch 128: its code is in the kernel whether a call splits
+  // or not). On its own, batch 1 ran 16 % (fp32) and 9 % (fp16) faster on the same configs.
+  static constexpr int kSplitsInFlight = 8;
+  KOKKOS_INLINE_FUNCTION int sum_run() const { return nb % 4 == 0 ? 4 : 1; }
+  int split_sums() const { return blocks() * mb * (nb / sum_run()); }
+  KOKKOS_INLINE_FUNCTION void sum_splits(int index) const {
+    if (sum_run() == 4)
+      sum_splits_run<4>(index);
+    else
+      sum_splits_run<1>(index);
+  }
+  template <int R>
+  KOKKOS_INLINE_FUNCTION void sum_splits_run(int index) const {
+    const int runs_per_block = mb * (nb / R);
+    const BlockOrigin at = place(index / runs_per_block);
+    const int r = index % runs_per_block / (nb / R), c = index % (nb / R) * R;
+    if (at.m0 + r >= args.C.rows || at.n0 + c >= args.C.cols) return;
+    const float* run = partial_block(at.block, 0) + r * nb + c;
+    const std::size_t split_elements = std::size_t(mb) * nb;
+    float sum[R] = {};
+    for (int first = 0; first < splits; first += kSplitsInFlight) {
+      Packed<float, R> values[kSplitsInFlight];
+      for (int s = 0; s < kSplitsInFlight; ++s)
+        if (first + s < splits) values[s] = *reinterpret_cast<const Packed<float, R>*>(run + (first + s) * split_elements);
+      for (int s = 0; s < kSplitsInFlight; ++s)
+        if (first + s < splits)
+          for (int q = 0; q < R; ++q) sum[q] += values[s].v[q];
+    }
+    for (int q = 0; q < R; ++q) store_c(at.b, at.m0 + r, at.n0 + c + q, sum[q]);
   }
 
   // C(b, i, j) = alpha * value + beta * C(b, i, j) inside C. C is not read when beta == 0

@@ -41,7 +41,6 @@ struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor
         store(row0 + i, col0 + j, run);
       });
     });
-    this->finish_block(whole_team, at);
   }
 };
 

@@ -127,7 +127,6 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
       for (int ii = 0; ii < TM; ++ii)
         for (int jj = 0; jj < TN; ++jj) this->store(at, row_of(tile_m, ii), col_of(tile_n, jj), float(acc[ii][jj]));
     }
-    this->finish_block(whole_team, at);
   }
 
   KOKKOS_INLINE_FUNCTION void load_partial(Acc (&acc)[TM][TN], const Acc* partial, int tile_m,
