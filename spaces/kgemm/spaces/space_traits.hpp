@@ -98,13 +98,14 @@ struct SpaceTraits<Kokkos::Cuda> {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs
     // (8-row and 8-column ones are for 8 x 8 products: search_space.hpp);
     // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
-    // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM.
+    // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM; up to
+    // 32 splits, now that a split costs a partial block and a share of a separate sum kernel.
     // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks: +10 %
     // over 32-deep ones on the H100, half the barriers per K).
     // Several products per team give batches of small products blocks of 64 - 256 threads.
     // Three or four slab buffers keep more copies in flight than two (0: the default).
     return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},
-            {1, 2, 4, 8, 16}, {1, 2, 4, 8, 16, 32}, {0, 3, 4}};
+            {1, 2, 4, 8, 16, 32}, {1, 2, 4, 8, 16, 32}, {0, 3, 4}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
   // stay in registers.
