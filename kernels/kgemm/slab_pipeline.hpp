@@ -155,21 +155,6 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     return reinterpret_cast<T*>(scratch + slab_bytes());
   }
 
-  // Visits (o, i) for o < outer, i < inner with the flat index o * inner + i dealt round-robin
-  // to the team's threads, so neighbouring threads touch neighbouring i (coalesced on GPUs).
-  template <class F>
-  KOKKOS_INLINE_FUNCTION static void team_for_2d(const Member& team, int outer, int inner, F&& f) {
-    const int step = team.team_size();
-    const int step_o = step / inner, step_i = step % inner;
-    int o = team.team_rank() / inner, i = team.team_rank() % inner;
-    while (o < outer) {
-      f(o, i);
-      o += step_o;
-      i += step_i;
-      if (i >= inner) i -= inner, ++o;
-    }
-  }
-
   // Runs multiply(a_slab, b_slab, depth) over the K slabs of the product team's split. depth is
   // the slab's K extent rounded up to k_multiple; the rows past K are zeros.
   template <class Multiply>
