@@ -484,15 +484,16 @@ TEST(TunedConfigsTest, ChoosesPerAccumulation) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   Problem problem;
   problem.dtype = DType::F16, problem.m = 300, problem.n = 64, problem.k = 147;
-  const Config fp32_only{32, 32, 16, 4, 4, 1}, fallback{64, 64, 32, 8, 8, 1};
+  const Config fp32_only{32, 32, 16, 4, 4, 1}, fallback_config{64, 64, 32, 8, 8, 1};
+  const auto fallback = [&] { return fallback_config; };
   const StoreInUse store(store_for(device_info<Space>(), {{problem, fp32_only}}));
   TunedConfigs configs(device_info<Space>());
   const auto check = [&](const Problem&, const Config& c) { return c == fp32_only ? "fp32 accumulation only" : ""; };
   const auto accept_all = [](const Problem&, const Config&) { return std::string(); };
   testing::internal::CaptureStderr();
-  EXPECT_EQ(to_string(configs.select(problem, Accum::F16, fallback, check)), to_string(fallback));
+  EXPECT_EQ(to_string(configs.select(problem, Accum::F16, fallback, check)), to_string(fallback_config));
   EXPECT_EQ(to_string(configs.select(problem, Accum::F32, fallback, accept_all)), to_string(fp32_only));
-  EXPECT_EQ(to_string(configs.select(problem, Accum::F16, fallback, check)), to_string(fallback));
+  EXPECT_EQ(to_string(configs.select(problem, Accum::F16, fallback, check)), to_string(fallback_config));
   const std::string warnings = testing::internal::GetCapturedStderr();
   EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(fp32_only)), 1u) << warnings;
 }

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kgemm/launch.hpp"
+#include "kgemm/launch_policy.hpp"
 #include "kgemm/split_sum.hpp"
 #include "kgemm/tensor_core_gemm.hpp"
 #include "kgemm/tiled_gemm.hpp"
@@ -32,17 +33,18 @@ void check_extents(const GemmArgs<Scalar>& args) {
            ": every product would write the same C; only A and B may be shared");
 }
 
+// These checks run on every call: a config's name is built only for a message.
 inline void check_config_shape(const Config& c) {
-  const std::string name = to_string(c);
   if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1 || c.ks < 1 || c.bb < 1)
-    reject("config " + name + ": mb, nb, kb, team, ks and bb must be positive");
+    reject("config " + to_string(c) + ": mb, nb, kb, team, ks and bb must be positive");
   if (c.team % c.bb != 0)
-    reject("config " + name + ": team " + std::to_string(c.team) + " does not split into bb = " + std::to_string(c.bb) +
-           " products of equal teams; make team a multiple of bb");
+    reject("config " + to_string(c) + ": team " + std::to_string(c.team) + " does not split into bb = " +
+           std::to_string(c.bb) + " products of equal teams; make team a multiple of bb");
   if (c.bb > 1 && c.ks > 1)
-    reject("config " + name + ": several products per team (bb) and split K (ks) do not combine; set one of them to 1");
+    reject("config " + to_string(c) +
+           ": several products per team (bb) and split K (ks) do not combine; set one of them to 1");
   if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
-    reject("config " + name + ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
+    reject("config " + to_string(c) + ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
            dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
 }
 
@@ -61,37 +63,39 @@ void check_stages(const Config& c) {
 // Tensor-core configs: one warp per tm x tn tile and slabs a whole number of fragments deep.
 template <class ExecSpace, class Scalar>
 void check_tensor_core_config(const Config& c, Accum accum) {
-  const std::string name = to_string(c);
   if (!TensorCores<ExecSpace>::available)
-    reject("config " + name + " uses tensor cores, which " + ExecSpace::name() + " does not have; drop _tc");
+    reject("config " + to_string(c) + " uses tensor cores, which " + ExecSpace::name() + " does not have; drop _tc");
   if (!TensorCores<ExecSpace>::on_device())
-    reject("config " + name + " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
+    reject("config " + to_string(c) +
+           " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
            "(this one is older); drop _tc");
   if (dtype_of<Scalar>() != DType::F16 || accum != Accum::F32)
-    reject("config " + name + ": tensor-core configs take fp16 data with fp32 accumulation");
-  if (c.kb % 16 != 0) reject("config " + name + ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");
+    reject("config " + to_string(c) + ": tensor-core configs take fp16 data with fp32 accumulation");
+  if (c.kb % 16 != 0)
+    reject("config " + to_string(c) + ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");
   if (c.threads_per_product() != 32 * c.micro_tiles())
-    reject("config " + name + ": a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) + " tile: team " +
-           std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" + (c.bb > 1 ? " and bb" : ""));
+    reject("config " + to_string(c) + ": a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) +
+           " tile: team " + std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" +
+           (c.bb > 1 ? " and bb" : ""));
 }
 
 template <class ExecSpace, class Functor>
-Kokkos::TeamPolicy<ExecSpace> make_policy(const ExecSpace& space, const Functor& functor, const Config& c) {
-  const std::string name = to_string(c);
+KernelTeamPolicy<ExecSpace> make_policy(const ExecSpace& space, const Functor& functor, const Config& c) {
   const std::size_t scratch = functor.scratch_bytes();
   constexpr int level = SpaceTraits<ExecSpace>::scratch_level;
   const std::size_t scratch_max = max_team_scratch_bytes<ExecSpace>(level, c.team);
   if (scratch > scratch_max)
-    reject("config " + name + " needs " + std::to_string(scratch) + " bytes of level-" + std::to_string(level) + " team scratch, " +
-           ExecSpace::name() + " allows " + std::to_string(scratch_max) + "; shrink mb, nb or kb");
-  Kokkos::TeamPolicy<ExecSpace> policy(space, functor.league_size(), Kokkos::AUTO);
+    reject("config " + to_string(c) + " needs " + std::to_string(scratch) + " bytes of level-" +
+           std::to_string(level) + " team scratch, " + ExecSpace::name() + " allows " + std::to_string(scratch_max) +
+           "; shrink mb, nb or kb");
+  KernelTeamPolicy<ExecSpace> policy(space, functor.league_size(), Kokkos::AUTO);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch));
   const int team_max = policy.team_size_max(functor, Kokkos::ParallelForTag());
   if (c.team > team_max)
-    reject("config " + name + ": team size " + std::to_string(c.team) + " exceeds " +
+    reject("config " + to_string(c) + ": team size " + std::to_string(c.team) + " exceeds " +
            ExecSpace::name() + "'s maximum of " + std::to_string(team_max) +
            " for this kernel; lower team");
-  return Kokkos::TeamPolicy<ExecSpace>(space, functor.league_size(), c.team)
+  return KernelTeamPolicy<ExecSpace>(space, functor.league_size(), c.team)
       .set_scratch_size(level, Kokkos::PerTeam(scratch));
 }
 

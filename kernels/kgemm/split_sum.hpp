@@ -5,6 +5,8 @@
 // fences or cache bypasses between the teams of one kernel.
 #include <Kokkos_Core.hpp>
 
+#include "kgemm/launch_policy.hpp"
+
 namespace kgemm {
 
 template <class Kernel>
@@ -16,7 +18,7 @@ struct SplitSum {
 template <class ExecSpace, class Kernel>
 void sum_splits(const ExecSpace& space, const Kernel& kernel) {
   if (kernel.splits == 1) return;
-  Kokkos::parallel_for("kgemm::split_sum", Kokkos::RangePolicy<ExecSpace>(space, 0, kernel.split_sums()),
+  Kokkos::parallel_for("kgemm::split_sum", KernelRangePolicy<ExecSpace>(space, 0, kernel.split_sums()),
                        SplitSum<Kernel>{kernel});
 }
 

@@ -57,7 +57,7 @@ TunedConfigs::TunedConfigs(const DeviceInfo& device) : path_(find_store_file(dev
   }
 }
 
-Config TunedConfigs::select(const Problem& problem, Accum accum, const Config& fallback, const Check& check) {
+Config TunedConfigs::select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto known = chosen_.find({accum, problem});
   if (known != chosen_.end()) return known->second;
@@ -73,7 +73,7 @@ Config TunedConfigs::select(const Problem& problem, Accum accum, const Config& f
   };
   // The exact entry, when legal, is the nearest (distance 0).
   const TunedEntry* entry = store_ ? store_->nearest(problem, legal) : nullptr;
-  return chosen_.emplace(std::make_pair(accum, problem), entry ? entry->config : fallback).first->second;
+  return chosen_.emplace(std::make_pair(accum, problem), entry ? entry->config : fallback()).first->second;
 }
 
 std::shared_ptr<TunedConfigs> tuned_configs(const std::string& space, const std::function<DeviceInfo()>& device) {

@@ -53,8 +53,10 @@ template <class ExecSpace>
 Config select_config(const Problem& problem, Accum accum = Accum::F32) {
   const auto tuned = tuned_configs(ExecSpace::name(), [] { return device_info<ExecSpace>(); });
   const auto check = [accum](const Problem& p, const Config& c) { return detail::why_illegal<ExecSpace>(p, c, accum); };
-  Config fallback = SpaceTraits<ExecSpace>::default_config(problem.dtype);
-  if (!check(problem, fallback).empty()) fallback = SpaceTraits<ExecSpace>::default_config();
+  const auto fallback = [&] {
+    const Config for_dtype = SpaceTraits<ExecSpace>::default_config(problem.dtype);
+    return check(problem, for_dtype).empty() ? for_dtype : SpaceTraits<ExecSpace>::default_config();
+  };
   return tuned->select(problem, accum, fallback, check);
 }
 

@@ -32,10 +32,13 @@ class TunedConfigs {
   // and silent.
   explicit TunedConfigs(const DeviceInfo& device);
 
-  // The exact entry's config, else the nearest shape's, else `fallback`, for a call
+  // The config that runs when no entry can; asked for only when a problem is first seen.
+  using Fallback = std::function<Config()>;
+
+  // The exact entry's config, else the nearest shape's, else `fallback()`, for a call
   // accumulating in `accum`. Entries that `check` rejects are never used, and warned about once.
   // Choices are remembered per accumulation: what is legal differs (tensor cores: fp32 only).
-  Config select(const Problem& problem, Accum accum, const Config& fallback, const Check& check);
+  Config select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check);
 
  private:
   struct Order {
