@@ -498,6 +498,35 @@ TEST(TunedConfigsTest, ChoosesPerAccumulation) {
   EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(fp32_only)), 1u) << warnings;
 }
 
+// Dispatch runs on every call: the fallback is worked out, and entries checked, only when a
+// problem is first seen; a repeated call returns the remembered choice without either.
+TEST(TunedConfigsTest, DecidesEachProblemOnce) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  Problem tuned, untuned;
+  tuned.dtype = untuned.dtype = DType::F32;
+  tuned.m = 300, tuned.n = 64, tuned.k = 147;
+  untuned.m = 5, untuned.n = 7, untuned.k = 3;
+  const Config entry{32, 32, 16, 4, 4, 1}, fallback_config{64, 64, 32, 8, 8, 1};
+  const StoreInUse store(store_for(device_info<Space>(), {{tuned, entry}}));
+  TunedConfigs configs(device_info<Space>());
+  int fallbacks = 0, checks = 0;
+  const auto fallback = [&] {
+    ++fallbacks;
+    return fallback_config;
+  };
+  // Legal for the tuned shape only, so the untuned one cannot borrow the entry as nearest.
+  const auto check = [&](const Problem& p, const Config&) {
+    ++checks;
+    return p.m == tuned.m ? std::string() : std::string("not here");
+  };
+  for (int call = 0; call < 3; ++call) {
+    EXPECT_EQ(to_string(configs.select(tuned, Accum::F32, fallback, check)), to_string(entry));
+    EXPECT_EQ(to_string(configs.select(untuned, Accum::F32, fallback, check)), to_string(fallback_config));
+  }
+  EXPECT_EQ(fallbacks, 1);
+  EXPECT_EQ(checks, 2);
+}
+
 KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {
   using Space = typename TypeParam::ExecSpace;
   const Problem problem = problem_of_shape<TypeParam>(67, 45, 129);
