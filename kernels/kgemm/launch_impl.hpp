@@ -17,6 +17,11 @@ namespace detail {
 
 [[noreturn]] inline void reject(const std::string& what) { throw std::invalid_argument("kgemm: " + what); }
 
+// A config the checks turn down; its name is built only here, as the checks run on every call.
+[[noreturn]] inline void reject_config(const Config& c, const std::string& why) {
+  reject("config " + to_string(c) + why);
+}
+
 inline std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
 
 template <class Scalar>
@@ -33,19 +38,17 @@ void check_extents(const GemmArgs<Scalar>& args) {
            ": every product would write the same C; only A and B may be shared");
 }
 
-// These checks run on every call: a config's name is built only for a message.
 inline void check_config_shape(const Config& c) {
   if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1 || c.ks < 1 || c.bb < 1)
-    reject("config " + to_string(c) + ": mb, nb, kb, team, ks and bb must be positive");
+    reject_config(c, ": mb, nb, kb, team, ks and bb must be positive");
   if (c.team % c.bb != 0)
-    reject("config " + to_string(c) + ": team " + std::to_string(c.team) + " does not split into bb = " +
-           std::to_string(c.bb) + " products of equal teams; make team a multiple of bb");
+    reject_config(c, ": team " + std::to_string(c.team) + " does not split into bb = " +
+                  std::to_string(c.bb) + " products of equal teams; make team a multiple of bb");
   if (c.bb > 1 && c.ks > 1)
-    reject("config " + to_string(c) +
-           ": several products per team (bb) and split K (ks) do not combine; set one of them to 1");
+    reject_config(c, ": several products per team (bb) and split K (ks) do not combine; set one of them to 1");
   if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
-    reject("config " + to_string(c) + ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
-           dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
+    reject_config(c, ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
+                  dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
 }
 
 template <class ExecSpace>
@@ -54,29 +57,28 @@ void check_stages(const Config& c) {
   if (c.stages == 0 || (c.stages >= Traits::slab_buffers && c.stages <= Traits::max_slab_buffers)) return;
   const std::string space = ExecSpace::name();
   if (Traits::max_slab_buffers == Traits::slab_buffers)
-    reject("config " + to_string(c) + ": " + space + " stages one slab at a time (" +
-           std::to_string(Traits::slab_buffers) + " buffer); drop _st");
-  reject("config " + to_string(c) + ": " + space + " stages " + std::to_string(Traits::slab_buffers) + " to " +
-         std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
+    reject_config(c, ": " + space + " stages one slab at a time (" +
+                  std::to_string(Traits::slab_buffers) + " buffer); drop _st");
+  reject_config(c, ": " + space + " stages " + std::to_string(Traits::slab_buffers) + " to " +
+                std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
 }
 
 // Tensor-core configs: one warp per tm x tn tile and slabs a whole number of fragments deep.
 template <class ExecSpace, class Scalar>
 void check_tensor_core_config(const Config& c, Accum accum) {
   if (!TensorCores<ExecSpace>::available)
-    reject("config " + to_string(c) + " uses tensor cores, which " + ExecSpace::name() + " does not have; drop _tc");
+    reject_config(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop _tc");
   if (!TensorCores<ExecSpace>::on_device())
-    reject("config " + to_string(c) +
-           " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
-           "(this one is older); drop _tc");
+    reject_config(c, " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
+                  "(this one is older); drop _tc");
   if (dtype_of<Scalar>() != DType::F16 || accum != Accum::F32)
-    reject("config " + to_string(c) + ": tensor-core configs take fp16 data with fp32 accumulation");
+    reject_config(c, ": tensor-core configs take fp16 data with fp32 accumulation");
   if (c.kb % 16 != 0)
-    reject("config " + to_string(c) + ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");
+    reject_config(c, ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");
   if (c.threads_per_product() != 32 * c.micro_tiles())
-    reject("config " + to_string(c) + ": a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) +
-           " tile: team " + std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" +
-           (c.bb > 1 ? " and bb" : ""));
+    reject_config(c, ": a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) +
+                  " tile: team " + std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" +
+                  (c.bb > 1 ? " and bb" : ""));
 }
 
 template <class ExecSpace, class Functor>
@@ -85,16 +87,16 @@ KernelTeamPolicy<ExecSpace> make_policy(const ExecSpace& space, const Functor& f
   constexpr int level = SpaceTraits<ExecSpace>::scratch_level;
   const std::size_t scratch_max = max_team_scratch_bytes<ExecSpace>(level, c.team);
   if (scratch > scratch_max)
-    reject("config " + to_string(c) + " needs " + std::to_string(scratch) + " bytes of level-" +
-           std::to_string(level) + " team scratch, " + ExecSpace::name() + " allows " + std::to_string(scratch_max) +
-           "; shrink mb, nb or kb");
+    reject_config(c, " needs " + std::to_string(scratch) + " bytes of level-" + std::to_string(level) +
+                  " team scratch, " + ExecSpace::name() + " allows " + std::to_string(scratch_max) +
+                  "; shrink mb, nb or kb");
   KernelTeamPolicy<ExecSpace> policy(space, functor.league_size(), Kokkos::AUTO);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch));
   const int team_max = policy.team_size_max(functor, Kokkos::ParallelForTag());
   if (c.team > team_max)
-    reject("config " + to_string(c) + ": team size " + std::to_string(c.team) + " exceeds " +
-           ExecSpace::name() + "'s maximum of " + std::to_string(team_max) +
-           " for this kernel; lower team");
+    reject_config(c, ": team size " + std::to_string(c.team) + " exceeds " +
+                  ExecSpace::name() + "'s maximum of " + std::to_string(team_max) +
+                  " for this kernel; lower team");
   return KernelTeamPolicy<ExecSpace>(space, functor.league_size(), c.team)
       .set_scratch_size(level, Kokkos::PerTeam(scratch));
 }
@@ -153,8 +155,8 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
     return;
   }
   if (kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % kTiledKRun != 0)
-    reject("config " + to_string(c) + ": " + ExecSpace::name() +
-           " reads the A slab four k at a time; make kb a multiple of 4");
+    reject_config(c, std::string(": ") + ExecSpace::name() +
+                  " reads the A slab four k at a time; make kb a multiple of 4");
   with_micro_tile(c.tm, c.tn, [&](auto tile) {
     constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
     auto run = [&](auto acc_tag) {

@@ -2,8 +2,8 @@
 
 #include <iterator>
 #include <sstream>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 namespace kgemm {
 
@@ -33,16 +33,18 @@ constexpr Field kOptionalFields[] = {{"ks", &Config::ks, 1}, {"bb", &Config::bb,
 std::string to_string(const Config& config) {
   std::string out;
   out.reserve(64);
-  for (const Field& field : kFields) {
-    if (&field != kFields) out += '_';
+  const auto append = [&](const Field& field) {
     out += field.key;
     out += std::to_string(config.*field.member);
+  };
+  for (const Field& field : kFields) {
+    if (&field != kFields) out += '_';
+    append(field);
   }
   for (const Field& field : kOptionalFields)
     if (config.*field.member != field.absent) {
       out += '_';
-      out += field.key;
-      out += std::to_string(config.*field.member);
+      append(field);
     }
   if (config.tc) out += kTensorCores;
   return out;
