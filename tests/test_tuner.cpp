@@ -161,7 +161,7 @@ TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
     EXPECT_GT(candidates.size(), 10u) << Space::name();
     std::set<std::string> names;
     for (const Config& c : candidates) {
-      EXPECT_EQ(detail::why_illegal<Space>(p, c), "") << Space::name() << " " << to_string(c);
+      EXPECT_EQ(why_illegal<Space>(p, c), "") << Space::name() << " " << to_string(c);
       EXPECT_LE(c.nb, 64) << "blocks wider than N = 64 only add padding";
       names.insert(to_string(c));
     }

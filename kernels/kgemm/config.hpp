@@ -7,6 +7,9 @@
 
 namespace kgemm {
 
+// ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near INT_MAX.
+constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
+
 struct Config {
   int mb = 64;    // rows of C per team (block tile)
   int nb = 64;    // columns of C per team
@@ -43,7 +46,16 @@ struct Config {
 };
 
 std::string to_string(const Config& config);
-// Throws std::invalid_argument naming the offending text when `text` is not a config string.
+
+// Why no kernel can run `config`, whatever the space and the problem (empty when one can): a
+// field outside its range (declared beside the fields in config.cpp; the bounds keep every size
+// worked out from a config inside the kernels' integer arithmetic), a tile that is not compiled,
+// or fields that contradict each other. The space's own limits are checked at launch
+// (legality.hpp).
+std::string why_malformed(const Config& config);
+
+// Throws std::invalid_argument naming the offending text and the reason when `text` is not a
+// config string or names a malformed config.
 Config parse_config(const std::string& text);
 
 }  // namespace kgemm

@@ -77,11 +77,11 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
 
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
-        blocks_m((a.M() + c.mb - 1) / c.mb), blocks_n((a.N() + c.nb - 1) / c.nb), k_multiple(k_mult),
+        blocks_m(ceil_div(a.M(), c.mb)), blocks_n(ceil_div(a.N(), c.nb)), k_multiple(k_mult),
         ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad),
-        slabs((a.K() + c.kb - 1) / c.kb), products_per_team(c.bb), threads_per_product(c.threads_per_product()) {
-    slabs_per_split = slabs > c.ks ? (slabs + c.ks - 1) / c.ks : 1;
-    splits = slabs > 0 ? (slabs + slabs_per_split - 1) / slabs_per_split : 1;
+        slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()) {
+    slabs_per_split = slabs > c.ks ? ceil_div(slabs, c.ks) : 1;
+    splits = slabs > 0 ? ceil_div(slabs, slabs_per_split) : 1;
     // Worked out here, not by every thread for every slab.
     const int last_k = a.K() - (slabs - 1) * kb;
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
@@ -109,7 +109,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   }
 
   KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
-  int league_size() const { return (blocks() + products_per_team - 1) / products_per_team * splits; }
+  int league_size() const { return ceil_div(blocks(), products_per_team) * splits; }
 
   // Split K's partial blocks in global memory, one per team.
   template <class MemorySpace>

@@ -1,5 +1,8 @@
 #include "kgemm/tuner/config_store.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -10,12 +13,16 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <climits>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
 #include "kgemm/spaces/compat.hpp"
+#include "kgemm/text_number.hpp"
 
 namespace kgemm {
 
@@ -44,14 +51,11 @@ std::string shortest(double value) {
   return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
-// Locale-independent, whole-text number parsing; throws std::invalid_argument otherwise.
+// Whole-text numbers in range; throws std::invalid_argument otherwise.
 template <class T>
-T number_at_least(const std::string& text, T min) {
-  T value{};
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end || !(value >= min)) throw std::invalid_argument(text);
-  return value;
+T required(const std::optional<T>& value) {
+  if (!value) throw std::invalid_argument("out of range");
+  return *value;
 }
 
 std::pair<char, char> parse_orders(const std::string& text) {
@@ -93,17 +97,27 @@ class FieldReader {
     const std::string value = text(key);
     try {
       return parse(value);
-    } catch (const std::exception&) {
-      fail(map_[key], path_of(key) + ": '" + value + "' is not " + expected);
+    } catch (const std::exception& e) {
+      // The parser's own reason, when it gives one, says more than `expected`.
+      const std::string reason = e.what(), prefix = "kgemm: ";
+      fail(map_[key], path_of(key) + ": '" + value + "' is not " + expected +
+                          (reason.rfind(prefix, 0) == 0 ? " (" + reason.substr(prefix.size()) + ")" : ""));
     }
   }
   int integer(const char* key, int min) const {
-    return parsed(key, "an integer >= " + std::to_string(min),
-                  [&](const std::string& t) { return number_at_least(t, min); });
+    return parsed(key, "an integer from " + std::to_string(min) + " to " + std::to_string(INT_MAX),
+                  [&](const std::string& t) { return required(integer_in(t, min, INT_MAX)); });
   }
-  double number(const char* key) const {
-    return parsed(key, "a number >= 0", [](const std::string& t) { return number_at_least(t, 0.0); });
+  // Measurements: finite, and positive unless `zero_allowed` (a default that failed is 0).
+  double measurement(const char* key, bool zero_allowed) const {
+    return parsed(key, zero_allowed ? "a finite number >= 0" : "a finite number > 0", [&](const std::string& t) {
+      const double value = required(finite_at_least(t, 0.0));
+      if (value == 0 && !zero_allowed) throw std::invalid_argument(t);
+      return value;
+    });
   }
+
+  const std::string& name() const { return name_; }
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const {
     throw StoreError(file_, position(at.Mark()) + what);
@@ -136,8 +150,9 @@ TunedEntry read_entry(const FieldReader& fields) {
   p.k = fields.integer("k", 1);
   p.batch = fields.integer("batch", 1);
   entry.config = fields.parsed("config", "a config string like " + to_string(Config{}), parse_config);
-  entry.gflops = fields.number("gflops");
-  entry.default_gflops = fields.number("default_gflops");
+  if (const std::string why = why_invalid(p); !why.empty()) fields.fail(fields.node("m"), fields.name() + ": " + why);
+  entry.gflops = fields.measurement("gflops", false);
+  entry.default_gflops = fields.measurement("default_gflops", true);
   entry.candidates = fields.integer("candidates", 0);
   return entry;
 }
@@ -173,7 +188,12 @@ auto position_of(Entries& entries, const Problem& problem) {
 
 }  // namespace
 
-ConfigStore ConfigStore::load(const std::string& path) {
+ConfigStore ConfigStore::load(const std::string& path, std::vector<std::string>* refused) {
+  // A directory, FIFO or device would fail later in odd ways (an exception from the stream, a
+  // read that never ends); only a regular file can be a store.
+  struct stat status {};
+  if (stat(path.c_str(), &status) != 0) throw StoreError(path, std::string("cannot open: ") + std::strerror(errno));
+  if (!S_ISREG(status.st_mode)) throw StoreError(path, "cannot open: not a regular file");
   std::ifstream in(path);
   if (!in) throw StoreError(path, std::string("cannot open: ") + std::strerror(errno));
   YAML::Node root;
@@ -187,32 +207,113 @@ ConfigStore ConfigStore::load(const std::string& path) {
   store.header = read_header(fields);
   const YAML::Node entries = fields.node("entries");
   if (!entries.IsSequence()) fields.fail(entries, "'entries' is not a list");
-  for (std::size_t i = 0; i < entries.size(); ++i)
-    store.put(read_entry(FieldReader(path, entries[i], "entries[" + std::to_string(i) + "]")));
+  std::map<Problem, std::string, StoreOrder> first_seen;  // problem -> where its entry is
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string name = "entries[" + std::to_string(i) + "]";
+    try {
+      const FieldReader entry_fields(path, entries[i], name);
+      const TunedEntry entry = read_entry(entry_fields);
+      const auto [seen, first] =
+          first_seen.emplace(entry.problem, name + " on line " + std::to_string(entries[i].Mark().line + 1));
+      if (!first)
+        entry_fields.fail(entries[i], name + " repeats the problem " + to_string(entry.problem) + " of " +
+                                          seen->second + "; keep one of them");
+      store.put(entry);
+    } catch (const StoreError& e) {
+      if (!refused) throw;
+      refused->push_back(e.what());
+    }
+  }
   return store;
 }
 
-void ConfigStore::save(const std::string& path) const {
+namespace {
+
+// An exclusive lock on `<store>.lock` for the life of the object: writers of one store take
+// turns at read-merge-write. The lock file is never the store, so renaming a new store over
+// the old one does not drop the lock.
+class StoreLock {
+ public:
+  explicit StoreLock(const std::string& path) : lock_path_(path + ".lock") {
+    fd_ = open(lock_path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw StoreError(path, "cannot open the lock file " + lock_path_ + ": " + std::strerror(errno));
+    while (flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        const int err = errno;
+        close(fd_);
+        throw StoreError(path, "cannot lock " + lock_path_ + ": " + std::strerror(err));
+      }
+  }
+  ~StoreLock() { close(fd_); }
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+
+ private:
+  std::string lock_path_;
+  int fd_ = -1;
+};
+
+void create_parent_directory(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::error_code error;
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
   if (error) throw StoreError(path, "cannot create directory " + parent.string() + ": " + error.message());
+}
 
-  // Written beside the target and renamed over it: an interrupted save leaves the old file whole.
-  const std::string temp = path + ".tmp." + std::to_string(getpid());
-  std::ofstream out(temp, std::ios::trunc);
-  if (!out) throw StoreError(path, "cannot create " + temp + ": " + std::strerror(errno));
-  out << to_yaml(*this) << std::flush;
-  out.close();
-  if (!out) {
+}  // namespace
+
+void ConfigStore::save(const std::string& path) const {
+  create_parent_directory(path);
+  // Written to a new file of a name no one can predict or plant (mkstemp creates it, refusing
+  // an existing one), beside the target, and renamed over it: an interrupted save leaves the
+  // old file whole.
+  std::string temp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) throw StoreError(path, "cannot create a temporary file beside it: " + std::string(std::strerror(errno)));
+  const mode_t mask = umask(0);
+  umask(mask);
+  const std::string text = to_yaml(*this);
+  bool written = fchmod(fd, 0666 & ~mask) == 0;
+  for (std::size_t done = 0; written && done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    written = n > 0;
+    if (written) done += std::size_t(n);
+  }
+  const int err = errno;
+  written = written && fsync(fd) == 0;
+  if (close(fd) != 0) written = false;
+  if (!written) {
     std::remove(temp.c_str());
-    throw StoreError(path, "cannot write " + temp);
+    throw StoreError(path, "cannot write " + temp + ": " + std::strerror(err));
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
+    const int rename_error = errno;
     std::remove(temp.c_str());
-    throw StoreError(path, "cannot replace it with " + temp + ": " + std::strerror(err));
+    throw StoreError(path, "cannot replace it with " + temp + ": " + std::strerror(rename_error));
   }
+}
+
+ConfigStore ConfigStore::open(const std::string& path, const DeviceInfo& device) {
+  ConfigStore store;
+  store.header = StoreHeader::stamped(device);
+  if (access(path.c_str(), F_OK) != 0) return store;
+  store = load(path);
+  if (!same_device(store.header.device, device))
+    throw StoreError(path, "holds configs of " + to_string(store.header.device) + ", not " + to_string(device) +
+                               "; pass --out with another file");
+  return store;
+}
+
+ConfigStore ConfigStore::update(const std::string& path, const DeviceInfo& device,
+                                const std::function<void(ConfigStore&)>& change) {
+  create_parent_directory(path);
+  const StoreLock lock(path);
+  ConfigStore store = open(path, device);
+  store.header = StoreHeader::stamped(store.header.device);
+  change(store);
+  store.save(path);
+  return store;
 }
 
 const TunedEntry* ConfigStore::exact(const Problem& problem) const {
@@ -241,7 +342,20 @@ const TunedEntry* ConfigStore::nearest(const Problem& problem,
   return nullptr;
 }
 
+std::string why_bad(const TunedEntry& entry) {
+  if (std::string why = why_invalid(entry.problem); !why.empty()) return why;
+  if (entry.problem.m < 1 || entry.problem.n < 1 || entry.problem.k < 1) return "a stored shape has extents >= 1";
+  if (std::string why = why_malformed(entry.config); !why.empty()) return "config " + to_string(entry.config) + ": " + why;
+  if (!std::isfinite(entry.gflops) || entry.gflops <= 0) return "gflops " + shortest(entry.gflops) + " is not finite and > 0";
+  if (!std::isfinite(entry.default_gflops) || entry.default_gflops < 0)
+    return "default_gflops " + shortest(entry.default_gflops) + " is not finite and >= 0";
+  if (entry.candidates < 0) return "candidates " + std::to_string(entry.candidates) + " is negative";
+  return "";
+}
+
 void ConfigStore::put(const TunedEntry& entry) {
+  if (const std::string why = why_bad(entry); !why.empty())
+    throw std::invalid_argument("kgemm: refusing to store an entry for " + to_string(entry.problem) + ": " + why);
   const auto it = position_of(entries_, entry.problem);
   if (it != entries_.end() && it->problem == entry.problem)
     *it = entry;

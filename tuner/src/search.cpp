@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+
+#include "kgemm/text_number.hpp"
 
 namespace kgemm {
 
@@ -28,16 +32,21 @@ const char* to_string(Strategy strategy) {
 }
 
 Budget parse_budget(const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  const std::string unit = end ? end : "";
-  if (end == text.c_str() || value <= 0 || (unit != "" && unit != "s"))
-    throw std::invalid_argument("kgemm: bad budget '" + text + "' (expected evaluations, e.g. 40, or seconds, e.g. 30s)");
+  // Seconds up to a year; evaluations a whole count. nan, inf, 0 and fractions of an
+  // evaluation would otherwise read as "no limit".
+  constexpr double kMaxSeconds = 365.0 * 24 * 3600;
   Budget budget;
-  if (unit == "s")
-    budget.seconds = value;
-  else
-    budget.evaluations = int(value);
+  const bool seconds = !text.empty() && text.back() == 's';
+  const std::string_view number = std::string_view(text).substr(0, text.size() - (seconds ? 1 : 0));
+  if (seconds) {
+    const auto value = finite_at_least(number, 0.0);
+    if (value && *value > 0 && *value <= kMaxSeconds) budget.seconds = *value;
+  } else if (const auto value = integer_in(number, 1, INT_MAX)) {
+    budget.evaluations = *value;
+  }
+  if (budget.seconds <= 0 && budget.evaluations <= 0)
+    throw std::invalid_argument("kgemm: bad budget '" + text +
+                                "' (expected evaluations, a whole number >= 1, e.g. 40, or seconds > 0, e.g. 30s)");
   return budget;
 }
 

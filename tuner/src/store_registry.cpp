@@ -46,13 +46,17 @@ std::string find_store_file(const DeviceInfo& device) {
 TunedConfigs::TunedConfigs(const DeviceInfo& device) : path_(find_store_file(device)) {
   if (path_.empty()) return;
   try {
-    ConfigStore store = ConfigStore::load(path_);
-    if (same_device(store.header.device, device))
-      store_ = std::move(store);
-    else
+    std::vector<std::string> refused;
+    ConfigStore store = ConfigStore::load(path_, &refused);
+    if (!same_device(store.header.device, device)) {
       warn("ignoring tuned configs in " + path_ + ": they were tuned for " + to_string(store.header.device) +
            ", this is " + to_string(device));
-  } catch (const StoreError& e) {
+      return;
+    }
+    // A bad entry costs its own shape only: the others stay tuned.
+    for (const std::string& why : refused) warn(std::string("ignoring a tuned entry: ") + why);
+    store_ = std::move(store);
+  } catch (const std::exception& e) {
     warn(std::string("ignoring tuned configs: ") + e.what());
   }
 }

@@ -64,21 +64,13 @@ std::vector<Request> requests(const kgemm::CommandLine& cli) {
   if (shared_b && !batched) throw std::invalid_argument("--shared-b applies to --batched only");
   std::vector<Request> out;
   for (const std::string& dtype : cli.get_list("dtype", "fp32"))
-    for (int batch : cli.get_int_list("batch", "1")) {
+    for (int batch : cli.get_count_list("batch", "1")) {
       std::vector<kgemm::LayerShape> layers;
       if (cli.has("shape")) {
-        for (const std::string& text : cli.get_list("shape", "")) {
-          kgemm::LayerShape s;
-          char x1 = 0, x2 = 0;
-          if (std::sscanf(text.c_str(), "%d%c%d%c%d", &s.m, &x1, &s.n, &x2, &s.k) != 5 || x1 != 'x' || x2 != 'x' ||
-              s.m < 1 || s.n < 1 || s.k < 1)
-            throw std::invalid_argument("bad --shape '" + text + "' (expected MxNxK, e.g. 3136x64x576)");
-          s.layer = text;
-          s.m *= batched ? 1 : batch;
-          layers.push_back(s);
-        }
+        for (const std::string& text : cli.get_list("shape", ""))
+          layers.push_back(kgemm::parse_shape(text, batched ? 1 : batch));
       } else {
-        layers = kgemm::resnet_gemm_shapes(cli.get("shapes", "resnet50"), cli.get_int("image", 224), batched ? 1 : batch);
+        layers = kgemm::resnet_gemm_shapes(cli.get("shapes", "resnet50"), cli.get_count("image", 224), batched ? 1 : batch);
       }
       for (const auto& s : layers) {
         Request r;
@@ -87,6 +79,8 @@ std::vector<Request> requests(const kgemm::CommandLine& cli) {
         r.problem.dtype = kgemm::parse_dtype(dtype);
         r.problem.m = s.m, r.problem.n = s.n, r.problem.k = s.k;
         r.problem.batch = batched ? batch : 1;
+        if (const std::string why = kgemm::why_invalid(r.problem); !why.empty())
+          throw std::invalid_argument(r.layer + " at batch " + std::to_string(batch) + ": " + why);
         out.push_back(r);
       }
     }
@@ -96,23 +90,6 @@ std::vector<Request> requests(const kgemm::CommandLine& cli) {
 std::string default_store_path(const kgemm::DeviceInfo& device) {
   const std::string found = kgemm::find_store_file(device);
   return found.empty() ? std::string(KGEMM_SOURCE_CONFIG_DIR) + "/" + kgemm::device_slug(device) + ".yaml" : found;
-}
-
-// The store to extend: the existing file (which must be this device's: tuning data of another
-// device is never overwritten) or a new one.
-kgemm::ConfigStore open_store(const std::string& path, const kgemm::DeviceInfo& device) {
-  if (access(path.c_str(), F_OK) != 0) {
-    kgemm::ConfigStore store;
-    store.header = kgemm::StoreHeader::stamped(device);
-    return store;
-  }
-  kgemm::ConfigStore store = kgemm::ConfigStore::load(path);
-  if (!kgemm::same_device(store.header.device, device))
-    throw std::runtime_error(path + " holds configs of " + kgemm::to_string(store.header.device) + ", not " +
-                             kgemm::to_string(device) + "; pass --out with another file");
-  const kgemm::DeviceInfo kept = store.header.device;
-  store.header = kgemm::StoreHeader::stamped(kept);
-  return store;
 }
 
 std::string format_significant(double value) {
@@ -187,7 +164,7 @@ template <class Scalar, class ExecSpace>
 kgemm::Evaluate evaluator(const ExecSpace& space, const kgemm::Problem& problem, const kgemm::CommandLine& cli,
                           std::unique_ptr<kgemm::ProblemBench<ExecSpace, Scalar>>& bench) {
   kgemm::TimingPolicy timing;
-  timing.reps = cli.get_int("reps", 7);
+  timing.reps = cli.get_count("reps", 7);
   bench = std::make_unique<kgemm::ProblemBench<ExecSpace, Scalar>>(space, problem, cli.get_int("seed", 1), timing);
   auto* b = bench.get();
   return [b](const kgemm::Config& c) { return b->measure(c); };
@@ -197,7 +174,8 @@ template <class ExecSpace>
 void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
   const std::string path = cli.get("out", default_store_path(device));
-  kgemm::ConfigStore store = open_store(path, device);
+  // Read before anything is tuned: a foreign or bad store stops the run before time is spent.
+  kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
   const kgemm::Strategy strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
   const kgemm::Budget budget = kgemm::parse_budget(cli.get("budget", "40"));
   const std::string cache = cli.get("cache", "");
@@ -214,9 +192,14 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     const kgemm::Problem& problem = request.problem;
     const std::string key = kgemm::to_string(problem);
     if (cli.has("resume") && store.exact(problem)) {
-      std::fprintf(stderr, "[%d/%d] %s: already in the store, skipped (--resume)\n", index, int(todo.size()), key.c_str());
-      rows.push_back({request, *store.exact(problem), true});
-      continue;
+      const std::string why = kgemm::why_illegal<ExecSpace>(problem, store.exact(problem)->config);
+      if (why.empty()) {
+        std::fprintf(stderr, "[%d/%d] %s: already in the store, skipped (--resume)\n", index, int(todo.size()), key.c_str());
+        rows.push_back({request, *store.exact(problem), true});
+        continue;
+      }
+      std::fprintf(stderr, "[%d/%d] %s: the stored config cannot run here (%s); tuning it again\n", index,
+                   int(todo.size()), key.c_str(), why.c_str());
     }
     std::unique_ptr<kgemm::ProblemBench<ExecSpace, float>> bench32;
     std::unique_ptr<kgemm::ProblemBench<ExecSpace, kgemm::half>> bench16;
@@ -250,6 +233,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, budget);
     const kgemm::TunedEntry* known = store.exact(problem);
+    if (known && !kgemm::why_illegal<ExecSpace>(problem, known->config).empty()) known = nullptr;
     const std::vector<kgemm::Config> starts =
         kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &known->config : nullptr);
     const kgemm::SearchOutcome outcome =
@@ -269,8 +253,8 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       std::fprintf(stderr, "[%d/%d] %s: no correct config found; nothing stored\n", index, int(todo.size()), key.c_str());
       continue;
     }
-    store.put(entry);
-    store.save(path);
+    // Merged into the file as it is now: other autotune runs on the same store keep their entries.
+    store = kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& latest) { latest.put(entry); });
     rows.push_back({request, entry, false});
   }
   print_table(rows);

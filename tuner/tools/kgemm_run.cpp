@@ -33,7 +33,7 @@ Runs the im2col GEMM shapes of a ResNet through kgemm::gemm and prints GFLOP/s p
 
 void list_shapes(const kgemm::CommandLine& cli) {
   const std::string model = cli.get("model", "resnet50");
-  const int image = cli.get_int("image", 224), batch = cli.get_int("batch", 1);
+  const int image = cli.get_count("image", 224), batch = cli.get_count("batch", 1);
   std::printf("set,layer,m,n,k\n");
   for (const auto& s : kgemm::resnet_gemm_shapes(model, image, batch))
     std::printf("%s_i%d_b%d,%s,%d,%d,%d\n", model.c_str(), image, batch, s.layer.c_str(), s.m, s.n, s.k);
@@ -43,7 +43,7 @@ template <class Scalar, class ExecSpace>
 void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
   using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename ExecSpace::memory_space>;
   const std::string model = cli.get("model", "resnet50");
-  const int image = cli.get_int("image", 224), batch = cli.get_int("batch", 1), reps = cli.get_int("reps", 10);
+  const int image = cli.get_count("image", 224), batch = cli.get_count("batch", 1), reps = cli.get_count("reps", 10);
   const auto shapes = kgemm::resnet_gemm_shapes(model, image, batch);
   std::printf("kgemm-run: %s, image %d, batch %d, %s, space %s (%d threads), Kokkos %s\n", model.c_str(), image,
               batch, kgemm::to_string(kgemm::dtype_of<Scalar>()), ExecSpace::name(), ExecSpace().concurrency(),

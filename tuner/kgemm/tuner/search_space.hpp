@@ -86,7 +86,7 @@ Config fit_to_products(Config start, const Problem& problem) {
   for (int bb : ranges.bb) {
     Config c = start;
     c.bb = bb, c.team = per_product * bb;
-    if (bb <= problem.batch && c.team <= kGroupedTeam && detail::why_illegal<ExecSpace>(problem, c).empty()) grouped = c;
+    if (bb <= problem.batch && c.team <= kGroupedTeam && why_illegal<ExecSpace>(problem, c).empty()) grouped = c;
   }
   return grouped;
 }
@@ -137,7 +137,7 @@ std::vector<Config> candidate_configs(const Problem& problem) {
         !stages_fit(c, problem))
       return;
     if (!Traits::worth_trying(c)) return;
-    if (!detail::why_illegal<ExecSpace>(problem, c).empty()) return;
+    if (!why_illegal<ExecSpace>(problem, c).empty()) return;
     candidates.push_back(c);
   };
   for (int stages : ranges.stages)
