@@ -34,6 +34,9 @@ CommandLine::CommandLine(int argc, char** argv, const std::set<std::string>& opt
 }
 
 std::string CommandLine::get(const std::string& name, const std::string& fallback) const {
+  // A single value given twice would silently lose one of them.
+  if (const auto times = values_.count(name); times > 1)
+    throw std::invalid_argument("option --" + name + " is given " + std::to_string(times) + " times; give it once");
   auto it = values_.find(name);
   return it == values_.end() ? fallback : it->second;
 }

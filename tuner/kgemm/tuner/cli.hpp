@@ -15,6 +15,7 @@ class CommandLine {
   CommandLine(int argc, char** argv, const std::set<std::string>& options, const std::set<std::string>& flags);
 
   bool has(const std::string& name) const { return values_.count(name) > 0; }
+  // The value of an option given at most once (std::invalid_argument if given more often).
   std::string get(const std::string& name, const std::string& fallback) const;
   // Numbers must be the whole value and in range; otherwise std::invalid_argument names the
   // option, the value and the range.
