@@ -23,8 +23,8 @@
 #include "kgemm.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
-#include "kgemm/tuner/config_store.hpp"
-#include "kgemm/tuner/store_registry.hpp"
+#include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
 #include "support/cases.hpp"
 #include "support/gemm_check.hpp"
 
@@ -508,7 +508,7 @@ Problem problem_of_shape(int m, int n, int k) {
 // Legal on every space and unlike its default: the default with half as deep K slabs.
 template <class Space>
 Config non_default_config() {
-  Config config = SpaceTraits<Space>::default_config();
+  Config config = TuningPolicy<Space>::default_config();
   config.kb /= 2;
   return config;
 }
@@ -548,7 +548,7 @@ KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
   testing::internal::CaptureStderr();
   const Config chosen = select_config<Space>(problem);
   const std::string warnings = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(to_string(chosen), to_string(SpaceTraits<Space>::default_config(problem.dtype)));
+  EXPECT_EQ(to_string(chosen), to_string(TuningPolicy<Space>::default_config(problem.dtype)));
   EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs in " + store.path(), 0), 0u) << warnings;
   EXPECT_NE(warnings.find(to_string(other)), std::string::npos) << warnings;
   EXPECT_NE(warnings.find(to_string(device_info<Space>())), std::string::npos) << warnings;
@@ -561,7 +561,7 @@ KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
   const Config first = select_config<Space>(problem_of_shape<TypeParam>(67, 45, 129));
   const Config second = select_config<Space>(problem_of_shape<TypeParam>(8, 8, 8));
   const std::string warnings = testing::internal::GetCapturedStderr();
-  const Config fallback = SpaceTraits<Space>::default_config(dtype_of<typename TypeParam::Value>());
+  const Config fallback = TuningPolicy<Space>::default_config(dtype_of<typename TypeParam::Value>());
   EXPECT_EQ(to_string(first), to_string(fallback));
   EXPECT_EQ(to_string(second), to_string(fallback));
   EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs: kgemm: " + store.path() + ": line ", 0), 0u)
@@ -574,7 +574,7 @@ KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
 // way the other entries stay in use.
 KGEMM_CASE_TEST(DispatchTest, NeverUsesIllegalConfig) {
   using Space = typename TypeParam::ExecSpace;
-  Config huge_team = SpaceTraits<Space>::default_config();
+  Config huge_team = TuningPolicy<Space>::default_config();
   huge_team.team = 4096;
   const Config placeholder = {48, 64, 32, 4, 4, 1};
   const std::string no_such_micro_tile = "mb48_nb64_kb32_tm3_tn4_team1";

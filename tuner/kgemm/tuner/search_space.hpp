@@ -9,9 +9,10 @@
 
 #include "kgemm/config.hpp"
 #include "kgemm/problem.hpp"
+#include "kgemm/launch.hpp"
 #include "kgemm/spaces/space_traits.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
-#include "kgemm/tuner/dispatch.hpp"
+#include "kgemm/tuning_policy.hpp"
 #include "kgemm/variants.hpp"
 
 namespace kgemm {
@@ -70,7 +71,7 @@ constexpr int kGroupedTeam = 128;
 // Tensor-core seeds keep their warp tiles.
 template <class ExecSpace>
 Config fit_to_products(Config start, const Problem& problem) {
-  const ParamRanges ranges = SpaceTraits<ExecSpace>::ranges();
+  const ParamRanges ranges = TuningPolicy<ExecSpace>::ranges();
   if (start.tc || problem.batch == 1 || ranges.bb.size() == 1) return start;
   auto covering = [](const std::vector<int>& listed, int extent, int edge, int tile) {
     for (int e : listed)
@@ -100,7 +101,7 @@ Config split_for_device(Config start, const Problem& problem, int processors) {
   const long blocks = grid_blocks(start, problem);
   if (blocks >= processors) return start;
   Config best = start;
-  for (int ks : SpaceTraits<ExecSpace>::ranges().ks) {
+  for (int ks : TuningPolicy<ExecSpace>::ranges().ks) {
     Config split = start;
     split.ks = ks;
     if (!split_fits(split, problem)) break;
@@ -119,7 +120,7 @@ std::vector<Config> search_starts(const Problem& problem, int processors, const 
   auto add = [&](const Config& start) {
     if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
   };
-  for (const Config& seed : SpaceTraits<ExecSpace>::seed_configs(problem.dtype))
+  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem.dtype))
     add(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors));
   if (known) add(*known);
   return starts;
@@ -127,8 +128,8 @@ std::vector<Config> search_starts(const Problem& problem, int processors, const 
 
 template <class ExecSpace>
 std::vector<Config> candidate_configs(const Problem& problem) {
-  using Traits = SpaceTraits<ExecSpace>;
-  const ParamRanges ranges = Traits::ranges();
+  using Policy = TuningPolicy<ExecSpace>;
+  const ParamRanges ranges = Policy::ranges();
   std::vector<Config> candidates;
   auto consider = [&](const Config& c) {
     if (c.mb % c.tm != 0 || c.nb % c.tn != 0) return;
@@ -136,7 +137,7 @@ std::vector<Config> candidate_configs(const Problem& problem) {
         !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem) || !group_fits(c, problem) ||
         !stages_fit(c, problem))
       return;
-    if (!Traits::worth_trying(c)) return;
+    if (!Policy::worth_trying(c)) return;
     if (!why_illegal<ExecSpace>(problem, c).empty()) return;
     candidates.push_back(c);
   };

@@ -48,6 +48,8 @@ void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
   std::printf("kgemm-run: %s, image %d, batch %d, %s, space %s (%d threads), Kokkos %s\n", model.c_str(), image,
               batch, kgemm::to_string(kgemm::dtype_of<Scalar>()), ExecSpace::name(), ExecSpace().concurrency(),
               kgemm::kokkos_version_string().c_str());
+  const std::string store = kgemm::find_store_file(kgemm::device_info<ExecSpace>());
+  std::printf("tuned configs: %s\n", store.empty() ? "none for this device (space defaults)" : store.c_str());
   std::printf("%-3s %-28s %8s %5s %5s  %-34s %10s %9s\n", "#", "layer", "M", "N", "K", "config", "time[ms]", "GFLOP/s");
   double log_sum = 0;
   int index = 0;

@@ -10,16 +10,30 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kgemm/dtype.hpp"
-#include "kgemm/tuner/config_store.hpp"
+#include "kgemm/dispatch/config_store.hpp"
 
 namespace kgemm {
 
+// Where stores are looked for, first to last: the directories of $KGEMM_CONFIG_PATH
+// (colon-separated), the user's data directory ($XDG_DATA_HOME/kgemm, else
+// ~/.local/share/kgemm), <program's prefix>/share/kgemm/configs (an installed program's prefix;
+// in a build tree, a link to the source tree's configs/), and the install prefix's
+// share/kgemm/configs.
+std::vector<std::string> store_search_path();
+// The user's data directory (empty when neither $XDG_DATA_HOME nor $HOME is set).
+std::string user_store_directory();
+
 // The store file for `device`: $KGEMM_CONFIG_FILE when set (whatever its name), else the first
-// existing <dir>/<device_slug>.yaml over the directories of $KGEMM_CONFIG_PATH (colon-separated)
-// and then the source tree's configs/; empty when there is none.
+// existing <dir>/<device_slug>.yaml over store_search_path(); empty when there is none.
 std::string find_store_file(const DeviceInfo& device);
+
+// Where autotune writes `device`'s store unless told: the store find_store_file names when it
+// may be written, else (no store yet) the program's or install prefix's configs directory when
+// writable, else the user's data directory (an installed, read-only prefix).
+std::string writable_store_file(const DeviceInfo& device);
 
 // One device's tuned configs and the config each problem got.
 class TunedConfigs {

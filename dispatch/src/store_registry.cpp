@@ -1,4 +1,6 @@
-#include "kgemm/tuner/store_registry.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
+
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -25,22 +27,59 @@ std::map<std::string, std::shared_ptr<TunedConfigs>>& registry() {
 
 }  // namespace
 
-std::string find_store_file(const DeviceInfo& device) {
-  if (const char* file = std::getenv("KGEMM_CONFIG_FILE"); file && *file) return file;
+std::string user_store_directory() {
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data == '/') return std::string(data) + "/kgemm";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/share/kgemm";
+  return "";
+}
+
+std::vector<std::string> installed_store_directories() {
+  std::vector<std::string> dirs;
+  // Beside the program: <prefix>/bin/tool finds <prefix>/share/kgemm/configs wherever the
+  // prefix was moved, and a build tree's programs find the link the build puts there (to the
+  // source tree's configs/).
+  std::error_code error;
+  const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) dirs.push_back((program.parent_path().parent_path() / KGEMM_STORE_SUBDIR).string());
+  dirs.push_back(KGEMM_INSTALL_STORE_DIR);
+  return dirs;
+}
+
+std::vector<std::string> store_search_path() {
   std::vector<std::string> dirs;
   if (const char* path = std::getenv("KGEMM_CONFIG_PATH")) {
     std::istringstream in(path);
     for (std::string dir; std::getline(in, dir, ':');)
       if (!dir.empty()) dirs.push_back(dir);
   }
-  dirs.push_back(KGEMM_SOURCE_CONFIG_DIR);
+  if (const std::string user = user_store_directory(); !user.empty()) dirs.push_back(user);
+  for (const std::string& dir : installed_store_directories()) dirs.push_back(dir);
+  return dirs;
+}
+
+std::string find_store_file(const DeviceInfo& device) {
+  if (const char* file = std::getenv("KGEMM_CONFIG_FILE"); file && *file) return file;
   const std::string name = device_slug(device) + ".yaml";
-  for (const std::string& dir : dirs) {
+  for (const std::string& dir : store_search_path()) {
     const std::filesystem::path candidate = std::filesystem::path(dir) / name;
     std::error_code error;
     if (std::filesystem::is_regular_file(candidate, error)) return candidate.string();
   }
   return "";
+}
+
+std::string writable_store_file(const DeviceInfo& device) {
+  const std::string found = find_store_file(device);
+  const auto writable = [](const std::string& path) { return access(path.c_str(), W_OK) == 0; };
+  if (!found.empty() && writable(found) && writable(std::filesystem::path(found).parent_path().string())) return found;
+  const std::string name = device_slug(device) + ".yaml";
+  for (const std::string& dir : installed_store_directories()) {
+    std::error_code error;
+    if (std::filesystem::is_directory(dir, error) && writable(dir) && found.empty()) return dir + "/" + name;
+  }
+  const std::string user = user_store_directory();
+  if (user.empty()) throw StoreError(name, "no writable place for it: set XDG_DATA_HOME or HOME, or name a file");
+  return user + "/" + name;
 }
 
 TunedConfigs::TunedConfigs(const DeviceInfo& device) : path_(find_store_file(device)) {

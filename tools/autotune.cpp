@@ -15,11 +15,11 @@
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
-#include "kgemm/tuner/config_store.hpp"
+#include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
 #include "kgemm/tuner/search_space.hpp"
-#include "kgemm/tuner/store_registry.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
 
 namespace {
 
@@ -41,8 +41,9 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
                       device idle) and of the store's config for the shape, over configs
                       one parameter step away, restarting at random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
-  --out FILE          store to update (default: the device's store in the search path,
-                      else configs/<device>.yaml in the source tree)
+  --out FILE          store to update (default: the device's store in the search path when
+                      writable, else share/kgemm/configs beside the program when writable,
+                      else $XDG_DATA_HOME/kgemm, which starts as a copy of a read-only store)
   --resume            skip shapes the store already has
   --reps N            timed repetitions per candidate, median          (default: 7)
   --seed N            seed of the inputs and the random strategies     (default: 1)
@@ -87,9 +88,20 @@ std::vector<Request> requests(const kgemm::CommandLine& cli) {
   return out;
 }
 
+// The store autotune extends unless --out names one. When the store in use is read-only (an
+// installed prefix), a new one in the user's data directory starts as a copy of it: that
+// directory comes first in the search path, and dispatch must not lose the installed entries.
 std::string default_store_path(const kgemm::DeviceInfo& device) {
-  const std::string found = kgemm::find_store_file(device);
-  return found.empty() ? std::string(KGEMM_SOURCE_CONFIG_DIR) + "/" + kgemm::device_slug(device) + ".yaml" : found;
+  const std::string found = kgemm::find_store_file(device), path = kgemm::writable_store_file(device);
+  if (!found.empty() && path != found && access(path.c_str(), F_OK) != 0) {
+    const kgemm::ConfigStore installed = kgemm::ConfigStore::open(found, device);
+    kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& copy) {
+      for (const kgemm::TunedEntry& entry : installed.entries()) copy.put(entry);
+    });
+    std::fprintf(stderr, "autotune: %s is read-only; starting %s from its %zu entries\n", found.c_str(), path.c_str(),
+                 installed.entries().size());
+  }
+  return path;
 }
 
 std::string format_significant(double value) {
@@ -173,7 +185,7 @@ kgemm::Evaluate evaluator(const ExecSpace& space, const kgemm::Problem& problem,
 template <class ExecSpace>
 void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
-  const std::string path = cli.get("out", default_store_path(device));
+  const std::string path = cli.has("out") ? cli.get("out", "") : default_store_path(device);
   // Read before anything is tuned: a foreign or bad store stops the run before time is spent.
   kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
   const kgemm::Strategy strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
@@ -224,7 +236,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
         return m;
       };
 
-    const kgemm::Config fallback = kgemm::SpaceTraits<ExecSpace>::default_config(problem.dtype);
+    const kgemm::Config fallback = kgemm::TuningPolicy<ExecSpace>::default_config(problem.dtype);
     const kgemm::Measurement baseline = recorded_measure(fallback);
     // The default is usually a candidate too (climb may start there): reuse its measurement.
     const kgemm::Evaluate measure_once = [&](const kgemm::Config& c) {

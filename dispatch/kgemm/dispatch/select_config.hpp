@@ -8,11 +8,11 @@
 #include <string>
 
 #include "kgemm/config.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
 #include "kgemm/launch.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/spaces/device_info.hpp"
-#include "kgemm/spaces/space_traits.hpp"
-#include "kgemm/tuner/store_registry.hpp"
+#include "kgemm/tuning_policy.hpp"
 
 namespace kgemm {
 
@@ -23,8 +23,8 @@ Config select_config(const Problem& problem, Accum accum = Accum::F32) {
   const auto tuned = tuned_configs(ExecSpace::name(), [] { return device_info<ExecSpace>(); });
   const auto check = [accum](const Problem& p, const Config& c) { return why_illegal<ExecSpace>(p, c, accum); };
   const auto fallback = [&] {
-    const Config for_dtype = SpaceTraits<ExecSpace>::default_config(problem.dtype);
-    return check(problem, for_dtype).empty() ? for_dtype : SpaceTraits<ExecSpace>::default_config();
+    const Config for_dtype = TuningPolicy<ExecSpace>::default_config(problem.dtype);
+    return check(problem, for_dtype).empty() ? for_dtype : TuningPolicy<ExecSpace>::default_config();
   };
   return tuned->select(problem, accum, fallback, check);
 }

@@ -1,4 +1,4 @@
-#include "kgemm/tuner/config_store.hpp"
+#include "kgemm/dispatch/config_store.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

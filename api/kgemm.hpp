@@ -12,7 +12,7 @@
 #include "kgemm/dtype.hpp"
 #include "kgemm/launch.hpp"
 #include "kgemm/problem.hpp"
-#include "kgemm/tuner/dispatch.hpp"
+#include "kgemm/dispatch/select_config.hpp"
 #include "kgemm/view_operands.hpp"
 
 namespace kgemm {
