@@ -150,10 +150,21 @@ if [ $want_cuda -eq 1 ]; then
   # CUDA 13 in /usr/local/cuda cannot build Kokkos 3.4: put Debian's CUDA 11.8 (/usr/bin/nvcc)
   # first, with g++-11 as the host compiler nvcc_wrapper hands to it.
   export PATH=/usr/bin:$PATH NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+  # Some images link CUDA 13's headers into /usr/local/include, which the host compiler searches
+  # before /usr/include (where Debian's CUDA 11.8 keeps its own): a directory of links to the
+  # 11.8 headers of the same names, passed with -I, puts them first again.
+  step="CUDA 11.8 header links"
+  shadow=$cache/cuda-11.8-include
+  rm -rf "$shadow" && mkdir -p "$shadow"
+  for entry in /usr/local/include/*; do
+    name=${entry##*/}
+    case "$(readlink -f "$entry")" in */cuda*) [ -e "/usr/include/$name" ] && ln -s "/usr/include/$name" "$shadow/$name" ;; esac
+  done
   fetch_trilinos_sources
+  # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU.
   build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
-      -DKokkos_ENABLE_OPENMP=OFF -DCUDAToolkit_ROOT=/usr
+      -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr -DCMAKE_CXX_FLAGS="-I$shadow"
 fi
 step="done"
 say "ready: cmake presets find Kokkos in $cache"
