@@ -152,7 +152,8 @@ if [ $want_cuda -eq 1 ]; then
   export PATH=/usr/bin:$PATH NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
   # Some images link CUDA 13's headers into /usr/local/include, which the host compiler searches
   # before /usr/include (where Debian's CUDA 11.8 keeps its own): a directory of links to the
-  # 11.8 headers of the same names, passed with -I, puts them first again.
+  # 11.8 headers of the same names, passed with -I (CXXFLAGS: Kokkos and Kokkos Kernels both
+  # take it at configure time), puts them first again.
   step="CUDA 11.8 header links"
   shadow=$cache/cuda-11.8-include
   rm -rf "$shadow" && mkdir -p "$shadow"
@@ -160,11 +161,12 @@ if [ $want_cuda -eq 1 ]; then
     name=${entry##*/}
     case "$(readlink -f "$entry")" in */cuda*) [ -e "/usr/include/$name" ] && ln -s "/usr/include/$name" "$shadow/$name" ;; esac
   done
+  export CXXFLAGS="-I$shadow${CXXFLAGS:+ $CXXFLAGS}"
   fetch_trilinos_sources
   # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU.
   build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
-      -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr -DCMAKE_CXX_FLAGS="-I$shadow"
+      -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr
 fi
 step="done"
 say "ready: cmake presets find Kokkos in $cache"
