@@ -1,0 +1,121 @@
+// libFuzzer target: kgemm::CommandLine (the tools' option parser, with autotune's options) and
+// the values read through it: get_int, get_double, get_int_list, parse_budget, parse_strategy.
+// The input is split at NUL bytes into arguments. Properties checked on every input:
+// - a refusal is a std::invalid_argument (anything else escaping is a crash);
+// - a number read is the number the text states: get_int and each get_int_list item exactly
+//   (never wrapped or truncated), get_double finite;
+// - a budget is either a whole number of evaluations >= 1, as stated, or a finite positive
+//   number of seconds: never "unlimited" by accident (nan, 0.5, 1e10);
+// - the options read back through get_list, written again as --name=value, parse to the same.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "fuzz_check.hpp"
+#include "kgemm/tuner/cli.hpp"
+#include "kgemm/tuner/search.hpp"
+
+using kgemm::fuzz::require;
+
+namespace {
+
+const std::set<std::string> kOptions = {"space", "shapes", "shape", "image", "batch", "dtype", "strategy",
+                                        "budget", "out", "reps", "seed", "cache", "replay"};
+const std::set<std::string> kFlags = {"batched", "shared-b", "resume", "help"};
+
+kgemm::CommandLine parse(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  return kgemm::CommandLine(int(args.size()), argv.data(), kOptions, kFlags);
+}
+
+// The number `text` states, read as a long double by strtold (leading spaces and a sign
+// allowed, like the stream the parser uses); false when the text is not entirely one number.
+bool stated(const std::string& text, long double& value) {
+  if (text.empty() || text.find('\0') != std::string::npos) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtold(text.c_str(), &end);
+  return errno == 0 && *end == '\0' && end != text.c_str();
+}
+
+void check_int(int value, const std::string& text, const std::string& what, const std::string& input) {
+  long double number = 0;
+  require(stated(text, number) && number == value,
+          what + " '" + text + "' read as " + std::to_string(value) + ", the number the text states", input);
+}
+
+// Calls read(); true when it returned, false when it refused with std::invalid_argument.
+template <class Read>
+bool reads(Read read, const std::string& what, const std::string& input) {
+  try {
+    read();
+    return true;
+  } catch (const std::invalid_argument& e) {
+    require(*e.what() != '\0', what + " refuses with a message", input);
+    return false;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string input = kgemm::fuzz::text_of(data, size);
+  std::vector<std::string> args{"autotune"};
+  for (std::size_t start = 0; start <= input.size() && !input.empty();) {
+    const std::size_t stop = std::min(input.find('\0', start), input.size());
+    args.push_back(input.substr(start, stop - start));
+    start = stop + 1;
+  }
+  std::unique_ptr<kgemm::CommandLine> cli;
+  if (!reads([&] { cli = std::make_unique<kgemm::CommandLine>(parse(args)); }, "the command line", input)) return 0;
+
+  std::vector<std::string> again{"autotune"};
+  for (const std::string& name : kOptions) {
+    if (!cli->has(name)) continue;
+    const std::string text = cli->get(name, "");
+    reads([&] { check_int(cli->get_int(name, 0), text, "--" + name, input); }, "get_int", input);
+    reads([&] {
+      const double value = cli->get_double(name, 0);
+      require(std::isfinite(value), "--" + name + " '" + text + "' read as a finite double", input);
+    }, "get_double", input);
+    reads([&] {
+      const std::vector<int> numbers = cli->get_int_list(name, "");
+      const std::vector<std::string> items = cli->get_list(name, "");
+      require(numbers.size() == items.size(), "get_int_list reads every item of --" + name, input);
+      for (std::size_t i = 0; i < items.size(); ++i) check_int(numbers[i], items[i], "--" + name + " item", input);
+    }, "get_int_list", input);
+    std::string joined;
+    for (const std::string& item : cli->get_list(name, "")) joined += (joined.empty() ? "" : ",") + item;
+    again.push_back("--" + name + "=" + joined);
+  }
+  for (const std::string& name : kFlags)
+    if (cli->has(name)) again.push_back("--" + name);
+  const kgemm::CommandLine reparsed = parse(again);
+  for (const std::string& name : kOptions)
+    require(reparsed.has(name) == cli->has(name) && reparsed.get_list(name, "") == cli->get_list(name, ""),
+            "--" + name + " written back as --name=value parses to the same list", input);
+  for (const std::string& name : kFlags) require(reparsed.has(name) == cli->has(name), "--" + name + " kept", input);
+
+  if (cli->has("budget")) {
+    const std::string text = cli->get("budget", "");
+    reads([&] {
+      const kgemm::Budget budget = kgemm::parse_budget(text);
+      long double number = 0;
+      const bool seconds = budget.seconds != 0;
+      require(seconds ? budget.evaluations == 0 && std::isfinite(budget.seconds) && budget.seconds > 0
+                      : budget.evaluations >= 1 && stated(text, number) && number == budget.evaluations,
+              "--budget '" + text + "' is a whole count >= 1 as stated or finite positive seconds (read as " +
+                  std::to_string(budget.evaluations) + " evaluations, " + std::to_string(budget.seconds) + " s)",
+              input);
+    }, "parse_budget", input);
+  }
+  if (cli->has("strategy")) reads([&] { kgemm::parse_strategy(cli->get("strategy", "")); }, "parse_strategy", input);
+  return 0;
+}
