@@ -3,8 +3,9 @@
 // - a refusal is a std::invalid_argument quoting the text (anything else escaping is a crash);
 // - an accepted config prints (to_string) as a string that parses back to the same Config, and
 //   printing that again gives the same string: the canonical form is a fixed point;
-// - an accepted config's derived sizes (micro-tiles, tiles per thread) are defined: no division
-//   by zero and no overflow, which UBSan reports.
+// - an accepted config's derived sizes (micro-tiles, tiles per thread) are defined (no division
+//   by zero and no overflow, which UBSan reports) and at least 1: a config whose block holds no
+//   micro-tile would leave C unwritten.
 #include <stdexcept>
 
 #include "fuzz_check.hpp"
@@ -31,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(again == config, "the printed form '" + printed + "' parses to the same config", text);
   require(kgemm::to_string(again) == printed, "printing is a fixed point ('" + printed + "')", text);
 
-  volatile int tiles = config.micro_tiles() + config.tiles_per_thread() + config.threads_per_tile();
-  (void)tiles;
+  require(config.micro_tiles() >= 1 && config.tiles_per_thread() >= 1,
+          "the config covers its block with micro-tiles (" + printed + ")", text);
   return 0;
 }

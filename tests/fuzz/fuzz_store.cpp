@@ -4,7 +4,8 @@
 // - a refusal is a kgemm::StoreError naming the file (anything else escaping is a crash);
 // - nothing is lost: the loaded store has one entry per item of the file's `entries` list;
 // - every loaded entry could be posed and measured: extents >= 1 whose operands fit 64-bit
-//   offsets, finite non-negative speeds, a config that prints and parses back to itself;
+//   offsets, finite non-negative speeds, a config that prints and parses back to itself and
+//   whose block holds micro-tiles (sizes defined, at least 1);
 // - save then load gives the same header and entries, and saving that again the same text.
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -73,8 +74,8 @@ void check_entry(const kgemm::TunedEntry& e, const std::string& input) {
   require(e.candidates >= 0, "loaded candidate count is >= 0: " + key, input);
   require(kgemm::parse_config(kgemm::to_string(e.config)) == e.config, "the loaded config prints and parses back: " + key,
           input);
-  volatile int tiles = e.config.micro_tiles() + e.config.tiles_per_thread();
-  (void)tiles;
+  require(e.config.micro_tiles() >= 1 && e.config.tiles_per_thread() >= 1,
+          "the loaded config covers its block with micro-tiles: " + key, input);
 }
 
 }  // namespace
