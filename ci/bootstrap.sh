@@ -3,19 +3,23 @@
 #   1. Debian packages (compilers, yaml-cpp, Google Benchmark/Test, OpenBLAS, matplotlib);
 #   2. Kokkos + Kokkos Kernels, unless you already have one (Kokkos_ROOT set): the 3.4.01
 #      releases carried by Debian's `trilinos` 13.2 source package, built into .cache/.
-# Usage: ci/bootstrap.sh [--cuda]
+# Usage: ci/bootstrap.sh [--cuda] [--fuzz]
 #   --cuda  also Debian's CUDA 11.8 toolkit + g++-11, and a Kokkos 3.4.01 built for CUDA
 #           (Ampere, sm_80): enough to compile and link kgemm's CUDA space.
+#   --fuzz  also clang-16 with libFuzzer and the sanitizer runtimes (preset fuzz; clang-14 has
+#           no _Float16 on x86), its OpenMP headers and llvm-symbolizer.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${KGEMM_CACHE:-$repo/.cache}
 jobs=${KGEMM_JOBS:-$(nproc)}
 want_cuda=0
+want_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --cuda) want_cuda=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --fuzz) want_fuzz=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -34,6 +38,7 @@ trap 'rc=$?; [ $rc -eq 0 ] || echo "[bootstrap] FAILED during: $step (exit $rc).
 packages=(cmake make g++ pkg-config libyaml-cpp-dev libbenchmark-dev libgtest-dev
           libopenblas-dev python3-matplotlib python3-yaml)
 [ $want_cuda -eq 1 ] && packages+=(g++-11 nvidia-cuda-toolkit)
+[ $want_fuzz -eq 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
