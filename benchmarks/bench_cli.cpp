@@ -10,7 +10,7 @@
 #include "bench_row.hpp"
 #include "kgemm/spaces/compat.hpp"
 #include "kgemm/spaces/device_info.hpp"
-#include "kgemm/tuner/store_registry.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
 #include "operand_ring.hpp"
 
 namespace kgemm_bench {

@@ -23,7 +23,7 @@ void measure_kgemm(benchmark::State& state, const Row& row, const ExecSpace& spa
   kgemm::Options options;
   const kgemm::Problem problem =
       kgemm::problem_of(kgemm::gemm_args(Op::N, Op::N, 1.0f, ring.A[0], ring.B[0], 0.0f, ring.C[0]), batched);
-  if (row.impl == "kgemm-default") options.config = kgemm::SpaceTraits<ExecSpace>::default_config(problem.dtype);
+  if (row.impl == "kgemm-default") options.config = kgemm::TuningPolicy<ExecSpace>::default_config(problem.dtype);
   const kgemm::Config config = options.config ? *options.config : kgemm::select_config<ExecSpace>(problem);
   state.SetLabel((row.layer.empty() ? "" : row.layer + " ") + kgemm::to_string(config));
 

@@ -3,23 +3,27 @@
 #   1. Debian packages (compilers, yaml-cpp, Google Benchmark/Test, OpenBLAS, matplotlib);
 #   2. Kokkos + Kokkos Kernels, unless you already have one (Kokkos_ROOT set): the 3.4.01
 #      releases carried by Debian's `trilinos` 13.2 source package, built into .cache/.
-# Usage: ci/bootstrap.sh [--cuda] [--fuzz]
-#   --cuda  also Debian's CUDA 11.8 toolkit + g++-11, and a Kokkos 3.4.01 built for CUDA
-#           (Ampere, sm_80): enough to compile and link kgemm's CUDA space.
-#   --fuzz  also clang-16 with libFuzzer and the sanitizer runtimes (preset fuzz; clang-14 has
-#           no _Float16 on x86), its OpenMP headers and llvm-symbolizer.
+# Usage: ci/bootstrap.sh [--cuda] [--cuda12] [--fuzz]
+#   --cuda    also Debian's CUDA 11.8 toolkit + g++-11, and a Kokkos 3.4.01 built for CUDA
+#             (Ampere, sm_80): enough to compile and link kgemm's CUDA space.
+#   --cuda12  also a CUDA 12.4.1 toolkit tree in .cache/cuda-12.4 (ci/cuda12_toolkit.sh), for
+#             Hopper's sm_90a instructions; g++-12 is its host compiler. Nothing is built with it.
+#   --fuzz    also clang-16 with libFuzzer and the sanitizer runtimes (preset fuzz; clang-14 has
+#             no _Float16 on x86), its OpenMP headers and llvm-symbolizer.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${KGEMM_CACHE:-$repo/.cache}
 jobs=${KGEMM_JOBS:-$(nproc)}
 want_cuda=0
+want_cuda12=0
 want_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --cuda) want_cuda=1 ;;
+    --cuda12) want_cuda12=1 ;;
     --fuzz) want_fuzz=1 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -38,6 +42,8 @@ trap 'rc=$?; [ $rc -eq 0 ] || echo "[bootstrap] FAILED during: $step (exit $rc).
 packages=(cmake make g++ pkg-config libyaml-cpp-dev libbenchmark-dev libgtest-dev
           libopenblas-dev python3-matplotlib python3-yaml)
 [ $want_cuda -eq 1 ] && packages+=(g++-11 nvidia-cuda-toolkit)
+[ $want_cuda12 -eq 1 ] && packages+=(g++-12)
+[ $want_cuda12 -eq 1 ] && ! python3 -m pip --version > /dev/null 2>&1 && packages+=(python3-pip)
 [ $want_fuzz -eq 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
@@ -82,6 +88,11 @@ if [ ${#missing[@]} -gt 0 ]; then
       apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   say "Debian packages present"
+fi
+
+if [ $want_cuda12 -eq 1 ]; then
+  step="CUDA 12.4.1 toolkit tree"
+  "$repo/ci/cuda12_toolkit.sh" "$cache/cuda-12.4"
 fi
 
 # --- 2. Kokkos + Kokkos Kernels -----------------------------------------------------------
@@ -144,10 +155,21 @@ if [ $want_cuda -eq 1 ]; then
   # CUDA 13 in /usr/local/cuda cannot build Kokkos 3.4: put Debian's CUDA 11.8 (/usr/bin/nvcc)
   # first, with g++-11 as the host compiler nvcc_wrapper hands to it.
   export PATH=/usr/bin:$PATH NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+  # Some images link CUDA 13's headers into /usr/local/include, which the host compiler searches
+  # before /usr/include (where Debian's CUDA 11.8 keeps its own): a directory of links to the
+  # 11.8 headers of the same names, passed with -I, puts them first again.
+  step="CUDA 11.8 header links"
+  shadow=$cache/cuda-11.8-include
+  rm -rf "$shadow" && mkdir -p "$shadow"
+  for entry in /usr/local/include/*; do
+    name=${entry##*/}
+    case "$(readlink -f "$entry")" in */cuda*) [ -e "/usr/include/$name" ] && ln -s "/usr/include/$name" "$shadow/$name" ;; esac
+  done
   fetch_trilinos_sources
+  # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU.
   build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
-      -DKokkos_ENABLE_OPENMP=OFF -DCUDAToolkit_ROOT=/usr
+      -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr -DCMAKE_CXX_FLAGS="-I$shadow"
 fi
 step="done"
 say "ready: cmake presets find Kokkos in $cache"

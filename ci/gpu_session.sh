@@ -46,7 +46,7 @@ if has probe; then
   log probe
   for p in $probes; do
     IFS=: read -r dtype batch config <<< "$p"
-    "$build/tuner/kgemm-run" --space cuda --dtype "$dtype" --batch "$batch" --config "$config" --reps 5 \
+    "$build/tools/kgemm-run" --space cuda --dtype "$dtype" --batch "$batch" --config "$config" --reps 5 \
         > "$out/probe-$dtype-b$batch-$config.log" 2>&1
     echo "probe $dtype b$batch $config rc=$? $(tail -1 "$out/probe-$dtype-b$batch-$config.log")"
   done
@@ -54,18 +54,18 @@ fi
 
 if has tune; then
   log "autotune gemm (budget $budget)"
-  "$build/tuner/autotune" --space cuda --shapes resnet50 --batch "$batches" --dtype fp32,fp16 --budget "$budget" \
+  "$build/tools/autotune" --space cuda --shapes resnet50 --batch "$batches" --dtype fp32,fp16 --budget "$budget" \
       --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" $resume > "$out/autotune.log" 2> "$out/autotune.err"
   echo "autotune rc=$? $(grep -h 'geometric-mean' "$out/autotune.log")"
 fi
 
 if has tune-batched; then
   log "autotune batched (budget $budget)"
-  "$build/tuner/autotune" --space cuda --shapes resnet50 --batch 128 --dtype fp32 --batched --shared-b --budget "$budget" \
+  "$build/tools/autotune" --space cuda --shapes resnet50 --batch 128 --dtype fp32 --batched --shared-b --budget "$budget" \
       --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" $resume > "$out/autotune-batched.log" 2>> "$out/autotune.err"
   echo "autotune batched rc=$? $(grep -h 'geometric-mean' "$out/autotune-batched.log")"
   for n in 8 16 32 64; do  # the batched squares of the benchmarks: batch = 2^24 / n^2
-    "$build/tuner/autotune" --space cuda --shape ${n}x${n}x${n} --batch $((16777216 / n / n)) --dtype fp32 --batched \
+    "$build/tools/autotune" --space cuda --shape ${n}x${n}x${n} --batch $((16777216 / n / n)) --dtype fp32 --batched \
         --budget "$budget" --out "$KGEMM_CONFIG_FILE" --cache "$out/cuda-measurements.tsv" $resume >> "$out/autotune-batched.log" 2>> "$out/autotune.err"
   done
 fi
@@ -90,7 +90,7 @@ if has peer; then
   "$repo/benchmarks/cublas_peer/build.sh" "$out/cublas_peer" > "$out/cublas_build.log" 2>&1 || { echo "cublas build failed"; tail "$out/cublas_build.log"; }
   : > "$out/shapes.csv"
   for b in ${batches//,/ }; do
-    "$build/tuner/kgemm-run" --list-shapes --batch "$b" | { [ -s "$out/shapes.csv" ] && tail -n +2 || cat; } >> "$out/shapes.csv"
+    "$build/tools/kgemm-run" --list-shapes --batch "$b" | { [ -s "$out/shapes.csv" ] && tail -n +2 || cat; } >> "$out/shapes.csv"
   done
   "$out/cublas_peer" --shapes "$out/shapes.csv" --dtype fp32,fp16 --squares 8,16,32,64 --batched-shapes \
       --out "$out/cublas.json" > "$out/cublas.log" 2>&1

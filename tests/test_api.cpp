@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,8 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   const Config tensor_cores{128, 64, 32, 64, 32, 128, true};
   EXPECT_EQ(to_string(tensor_cores), "mb128_nb64_kb32_tm64_tn32_team128_tc");
   EXPECT_EQ(parse_config(to_string(tensor_cores)), tensor_cores);
-  EXPECT_NE(parse_config("mb128_nb64_kb32_tm64_tn32_team128"), tensor_cores);
+  // Without _tc, 64x32 would be a thread's micro-tile, and none that large is compiled.
+  EXPECT_THROW(parse_config("mb128_nb64_kb32_tm64_tn32_team128"), std::invalid_argument);
   const Config split{32, 64, 32, 4, 4, 128, false, 8}, split_tc{64, 64, 32, 32, 32, 128, true, 4};
   EXPECT_EQ(to_string(split), "mb32_nb64_kb32_tm4_tn4_team128_ks8");
   EXPECT_EQ(to_string(split_tc), "mb64_nb64_kb32_tm32_tn32_team128_ks4_tc");
@@ -50,6 +52,46 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
                           "mb16_nb16_kb16_tm4_tn4_team128_bb", "mb16_nb16_kb16_tm4_tn4_team128_st3_bb8",
                           "mb16_nb16_kb16_tm4_tn4_team128_st"})
     EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
+}
+
+// Values a hostile or careless user writes: each refused with the field, its range or the rule
+// broken, never a division by zero, a wrapped integer or a bare "stoi".
+TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"mb64_nb64_kb32_tm0_tn4_team16", "tm must be 1 to 64"},
+      {"mb64_nb64_kb32_tm4_tn0_team16", "tn must be 1 to 64"},
+      {"mb99999999999_nb64_kb32_tm4_tn4_team16", "'mb99999999999': mb must be 1 to 4096"},
+      {"mb64_nb64_kb2147483647_tm4_tn4_team16", "kb must be 1 to 4096"},
+      {"mb64_nb64_kb536870912_tm4_tn4_team16", "kb must be 1 to 4096"},
+      {"mb64_nb64_kb32_tm4_tn4_team16_ks0", "ks must be 1 to 1024"},
+      {"mb64_nb64_kb32_tm4_tn4_team16_st9", "st must be 0 to 8"},
+      {"mb64_nb64_kb32_tm4_tn4_team0", "team must be 1 to 65536"},
+      {"mb60_nb64_kb32_tm8_tn4_team16", "not a multiple of the micro-tile 8x4"},
+      {"mb64_nb64_kb32_tm3_tn4_team16", "micro-tile 3x4 is not a compiled variant"},
+      {"mb64_nb64_kb32_tm4_tn4_team6_bb4", "multiple of bb"},
+      {"mb64_nb64_kb32_tm4_tn4_team16_ks2_bb2", "do not combine"},
+      {"mb64_nb64_kb8_tm32_tn32_team128_tc", "multiple of 16"},
+  };
+  for (const auto& [text, reason] : cases) {
+    try {
+      parse_config(text);
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const std::invalid_argument& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(text), std::string::npos) << message;
+      EXPECT_NE(message.find(reason), std::string::npos) << message << "\nmissing: " << reason;
+    }
+  }
+  EXPECT_EQ(why_malformed(Config{}), "");
+  EXPECT_NE(why_malformed(Config{64, 64, 32, 4, 0, 16}), "");
+}
+
+TEST(ProblemKey, HugeOrMalformedNumbersAreRefused) {
+  for (const char* bad : {"gemm_f32_nn_m99999999999_n1_k1_b1", "gemm_f32_nn_m1_n1_k1_b0", "gemm_f32_nn_m-1_n1_k1_b1",
+                          "gemm_f32_nn_m1_n1_k1_b1_", "gemm_f32_nn_m1_n1_k1_b1x", "gemm_f32_nn_m 1_n1_k1_b1",
+                          "gemm_f32_nn_m2147483647_n2147483647_k2147483647_b2147483647"})
+    EXPECT_THROW(parse_problem(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(parse_problem("gemm_f32_nn_m2147483647_n1_k1_b1").m, INT_MAX);
 }
 
 TEST(ProblemKey, RoundTripsAndRejectsMalformedText) {
@@ -135,11 +177,15 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     };
     expect_rejected([&] { gemm(A, B, wrong); }, {"shape mismatch", "C is 4x6"});
     expect_rejected([&] { gemm(A, B, C, with({4096, 4096, 256, 8, 8, 1})); }, {"team scratch", "shrink mb, nb or kb"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 100000})); }, {"team size 100000", "maximum"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 2048})); }, {"team size 2048", "maximum"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 100000})); }, {"team = 100000 is outside 1 to 65536"});
     expect_rejected([&] { gemm(A, B, C, with({30, 64, 8, 4, 4, 1})); }, {"not a multiple of the micro-tile"});
     expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"must be positive"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks and bb must be positive"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"kb = 0 is outside 1 to 4096"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 0, 4, 1})); }, {"tm = 0 is outside"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks = 0 is outside 1 to 1024"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 1, 0})); }, {"bb = 0 is outside 1 to 1024"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, INT_MAX, 4, 4, 1})); }, {"kb = 2147483647 is outside"});
     expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 6, false, 1, 4})); }, {"team 6", "bb = 4", "multiple of bb"});
     expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 32, false, 2, 2})); }, {"(bb) and split K (ks) do not combine"});
     using Traits = SpaceTraits<Space>;
@@ -169,6 +215,25 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     }
     Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> A3("A3", 3, 8, 5), C3("C3", 2, 8, 6);
     expect_rejected([&] { batched_gemm(space, Op::N, Op::N, 1.0f, A3, B, 0.0f, C3); }, {"batch counts differ"});
+  });
+}
+
+// Counts the kernels keep in int (teams, split K's partial elements) are checked in 64-bit
+// arithmetic before a launch; no allocation is needed to ask.
+TEST(Validation, CallsWhoseCountsWouldOverflowAreRefused) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    const Problem huge{Kernel::Gemm, DType::F32, 'n', 'n', INT_MAX, INT_MAX, INT_MAX, 1};
+    const std::string why = why_illegal<Space>(huge, Config{1, 1, 4, 1, 1, 1});
+    EXPECT_NE(why.find("teams"), std::string::npos) << why;
+    EXPECT_NE(why.find("more than the kernels count"), std::string::npos) << why;
+    Problem split = huge;
+    split.m = split.n = 1 << 16;
+    EXPECT_NE(why_illegal<Space>(split, Config{64, 64, 32, 4, 4, 16, false, 4}).find("partial elements"), std::string::npos);
+    EXPECT_EQ(why_illegal<Space>(Problem{Kernel::Gemm, DType::F32, 'n', 'n', INT_MAX, 1, INT_MAX, 1},
+                                 Config{64, 64, 32, 4, 4, 1}).find("teams"), std::string::npos)
+        << "K near INT_MAX must not overflow the slab count";
   });
 }
 

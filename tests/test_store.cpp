@@ -2,15 +2,19 @@
 // trip and errors, atomic saves, nearest-shape lookup, and, per space and dtype (e.g.
 // "DispatchTest/OpenMP_f32.UsesStoredConfig"), which config a kgemm::gemm call really runs.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -19,8 +23,8 @@
 #include "kgemm.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
-#include "kgemm/tuner/config_store.hpp"
-#include "kgemm/tuner/store_registry.hpp"
+#include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
 #include "support/cases.hpp"
 #include "support/gemm_check.hpp"
 
@@ -274,7 +278,80 @@ TEST(StoreFile, BadConfigStringNamesEntryAndValue) {
 
 TEST(StoreFile, NonPositiveExtentNamesEntryAndKey) {
   const std::string message = load_error(text_after_replacing(saved_text(sample_store()), "m: 12544", "m: -5"));
-  EXPECT_NE(message.find(tuned_shape_entry() + ".m: '-5' is not an integer >= 1"), std::string::npos) << message;
+  EXPECT_NE(message.find(tuned_shape_entry() + ".m: '-5' is not an integer from 1 to 2147483647"), std::string::npos)
+      << message;
+}
+
+// Entries that would mislead dispatch or the tuner are refused on load, each naming its entry,
+// field and reason: measurements that are not finite or not positive, empty or overflowing
+// shapes, repeated problems, configs no kernel can run.
+TEST(StoreFile, BadEntriesAreRefusedWithEntryFieldAndReason) {
+  const std::string good = saved_text(sample_store());
+  const std::string entry = tuned_shape_entry();
+  const std::pair<std::pair<std::string, std::string>, std::string> cases[] = {
+      {{"gflops: 55.2", "gflops: inf"}, entry + ".gflops: 'inf' is not a finite number > 0"},
+      {{"gflops: 55.2", "gflops: nan"}, entry + ".gflops: 'nan' is not a finite number > 0"},
+      {{"gflops: 55.2", "gflops: 0"}, entry + ".gflops: '0' is not a finite number > 0"},
+      {{"default_gflops: 12.1", "default_gflops: -1"}, entry + ".default_gflops: '-1' is not a finite number >= 0"},
+      {{"m: 12544", "m: 0"}, entry + ".m: '0' is not an integer from 1"},
+      {{"m: 12544", "m: 99999999999"}, entry + ".m: '99999999999' is not an integer from 1"},
+      {{"m: 12544, n: 64, k: 147, batch: 1", "m: 2147483647, n: 2147483647, k: 147, batch: 2147483647"},
+       entry + ": A of 2147483647x147 times batch 2147483647 has more elements than a 64-bit offset can address"},
+      {{"config: mb64_nb64_kb32_tm4_tn4_team16, gflops: 55.2", "config: mb64_nb64_kb32_tm0_tn4_team16, gflops: 55.2"},
+       entry + ".config: 'mb64_nb64_kb32_tm0_tn4_team16' is not a config string"},
+      {{"m: 12544, n: 64, k: 147", "m: 3136, n: 64, k: 576"}, "repeats the problem gemm_f32_nn_m3136_n64_k576_b1 of entries["},
+  };
+  for (const auto& [change, reason] : cases) {
+    const std::string message = load_error(text_after_replacing(good, change.first, change.second));
+    EXPECT_NE(message.find("line "), std::string::npos) << message;
+    EXPECT_NE(message.find(reason), std::string::npos) << message << "\nmissing: " << reason;
+  }
+}
+
+// Readers keep every good entry: a bad one is left out and reported, the others stay.
+TEST(StoreFile, LenientLoadLeavesOutOnlyTheBadEntries) {
+  TempDir dir;
+  const std::string path = dir.file("store.yaml");
+  write_text(path, text_after_replacing(saved_text(sample_store()), "gflops: 55.2", "gflops: inf"));
+  std::vector<std::string> refused;
+  const ConfigStore store = ConfigStore::load(path, &refused);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].find(tuned_shape_entry() + ".gflops: 'inf'"), std::string::npos) << refused[0];
+  EXPECT_EQ(store.entries().size(), sample_store().entries().size() - 1);
+  EXPECT_EQ(store.exact(kTunedShape), nullptr);
+}
+
+TEST(StoreFile, OnlyRegularFilesAreRead) {
+  TempDir dir;
+  const std::string fifo = dir.file("fifo.yaml");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {dir.path(), fifo}) {
+    try {
+      ConfigStore::load(path);
+      ADD_FAILURE() << "read " << path;
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(StorePut, BadEntriesAreNeverStored) {
+  ConfigStore store = sample_store();
+  const auto count = store.entries().size();
+  const TunedEntry good{gemm_f32(1, 2, 3), {}, 1, 1, 1};
+  const std::function<void(TunedEntry&)> spoilers[] = {
+      [](TunedEntry& e) { e.gflops = std::numeric_limits<double>::infinity(); },
+      [](TunedEntry& e) { e.gflops = 0; },
+      [](TunedEntry& e) { e.default_gflops = std::nan(""); },
+      [](TunedEntry& e) { e.problem.m = 0; },
+      [](TunedEntry& e) { e.config.tm = 0; },
+  };
+  for (const auto& spoil : spoilers) {
+    TunedEntry bad = good;
+    spoil(bad);
+    EXPECT_THROW(store.put(bad), std::invalid_argument);
+  }
+  EXPECT_EQ(store.entries().size(), count);
 }
 
 TEST(StoreFile, ForeignOrEmptyFileSaysWhatIsMissing) {
@@ -315,10 +392,11 @@ TEST(StoreSave, FailedSaveThrowsAndKeepsThePreviousFile) {
   ConfigStore changed = sample_store();
   changed.put({gemm_f32(1, 2, 3), {}, 1, 1, 1});
 
-  // A directory where the temp file goes makes the write fail (file permissions would not stop root).
-  fs::create_directory(path + ".tmp." + std::to_string(getpid()));
-  EXPECT_THROW(changed.save(path), StoreError);
-  EXPECT_EQ(read_text(path), before);
+  // A directory in the store's place: the rename fails, the temp file goes, nothing else changes.
+  const std::string occupied = dir.file("occupied.yaml");
+  fs::create_directories(occupied + "/inside");
+  EXPECT_THROW(changed.save(occupied), StoreError);
+  EXPECT_TRUE(fs::is_directory(occupied + "/inside"));
 
   try {
     changed.save(path + "/under-a-regular-file.yaml");
@@ -327,6 +405,42 @@ TEST(StoreSave, FailedSaveThrowsAndKeepsThePreviousFile) {
     EXPECT_NE(std::string(e.what()).find("cannot create directory " + path), std::string::npos) << e.what();
   }
   EXPECT_EQ(read_text(path), before);
+  std::vector<std::string> names;
+  for (const auto& file : fs::directory_iterator(dir.file(""))) names.push_back(file.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"occupied.yaml", "store.yaml"})) << "a temporary file was left behind";
+}
+
+// The temporary file's name cannot be predicted, and an existing file is never opened as it:
+// links planted at the names a save could use do not redirect the write.
+TEST(StoreSave, PlantedLinksAreNotFollowed) {
+  TempDir dir;
+  const std::string path = dir.file("store.yaml"), victim = dir.file("victim.txt");
+  {
+    std::ofstream(victim) << "precious";
+  }
+  for (const std::string& name : {path + ".tmp." + std::to_string(getpid()), path + ".tmp.XXXXXX"})
+    fs::create_symlink(victim, name);
+  const ConfigStore samples = sample_store();
+  const auto add_samples = [&](ConfigStore& store) {
+    for (const TunedEntry& e : samples.entries()) store.put(e);
+  };
+  ConfigStore::update(path, sample_store().header.device, add_samples);
+  EXPECT_EQ(read_text(victim), "precious");
+  EXPECT_TRUE(ConfigStore::load(path).entries() == sample_store().entries());
+
+  // A link in the lock's place is refused rather than followed.
+  fs::remove(path);
+  fs::remove(path + ".lock");
+  fs::create_symlink(victim, path + ".lock");
+  try {
+    ConfigStore::update(path, sample_store().header.device, add_samples);
+    ADD_FAILURE() << "a planted lock link was followed";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open the lock file"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_text(victim), "precious");
+  EXPECT_FALSE(fs::exists(path));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,7 +509,7 @@ Problem problem_of_shape(int m, int n, int k) {
 // Legal on every space and unlike its default: the default with half as deep K slabs.
 template <class Space>
 Config non_default_config() {
-  Config config = SpaceTraits<Space>::default_config();
+  Config config = TuningPolicy<Space>::default_config();
   config.kb /= 2;
   return config;
 }
@@ -435,7 +549,7 @@ KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
   testing::internal::CaptureStderr();
   const Config chosen = select_config<Space>(problem);
   const std::string warnings = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(to_string(chosen), to_string(SpaceTraits<Space>::default_config(problem.dtype)));
+  EXPECT_EQ(to_string(chosen), to_string(TuningPolicy<Space>::default_config(problem.dtype)));
   EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs in " + store.path(), 0), 0u) << warnings;
   EXPECT_NE(warnings.find(to_string(other)), std::string::npos) << warnings;
   EXPECT_NE(warnings.find(to_string(device_info<Space>())), std::string::npos) << warnings;
@@ -448,7 +562,7 @@ KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
   const Config first = select_config<Space>(problem_of_shape<TypeParam>(67, 45, 129));
   const Config second = select_config<Space>(problem_of_shape<TypeParam>(8, 8, 8));
   const std::string warnings = testing::internal::GetCapturedStderr();
-  const Config fallback = SpaceTraits<Space>::default_config(dtype_of<typename TypeParam::Value>());
+  const Config fallback = TuningPolicy<Space>::default_config(dtype_of<typename TypeParam::Value>());
   EXPECT_EQ(to_string(first), to_string(fallback));
   EXPECT_EQ(to_string(second), to_string(fallback));
   EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs: kgemm: " + store.path() + ": line ", 0), 0u)
@@ -456,25 +570,33 @@ KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
   EXPECT_EQ(occurrences(warnings, "\n"), 1u) << warnings;
 }
 
+// An entry that loads but cannot run on this device is skipped and reported at dispatch; one
+// that does not load (a micro-tile that is not compiled) is skipped and reported at load. Either
+// way the other entries stay in use.
 KGEMM_CASE_TEST(DispatchTest, NeverUsesIllegalConfig) {
   using Space = typename TypeParam::ExecSpace;
-  Config huge_team = SpaceTraits<Space>::default_config();
+  Config huge_team = TuningPolicy<Space>::default_config();
   huge_team.team = 4096;
-  const Config no_such_micro_tile = {48, 64, 32, 3, 4, 1};
+  const Config placeholder = {48, 64, 32, 4, 4, 1};
+  const std::string no_such_micro_tile = "mb48_nb64_kb32_tm3_tn4_team1";
   const Config legal = non_default_config<Space>();
   GemmCheck g;
   g.m = 100, g.n = 64, g.k = 147;
-  const StoreInUse store(store_for(device_info<Space>(),
-                                   {{problem_of_shape<TypeParam>(g.m, g.n, g.k), huge_team},
-                                    {problem_of_shape<TypeParam>(2 * g.m, g.n, g.k), no_such_micro_tile},
-                                    {problem_of_shape<TypeParam>(16 * g.m, g.n, g.k), legal}}));
+  const StoreInUse store(text_after_replacing(
+      saved_text(store_for(device_info<Space>(), {{problem_of_shape<TypeParam>(g.m, g.n, g.k), huge_team},
+                                                  {problem_of_shape<TypeParam>(2 * g.m, g.n, g.k), placeholder},
+                                                  {problem_of_shape<TypeParam>(16 * g.m, g.n, g.k), legal}})),
+      "config: " + to_string(placeholder), "config: " + no_such_micro_tile));
   testing::internal::CaptureStderr();
   expect_gemm_runs<TypeParam>(g, legal);
+  EXPECT_EQ(to_string(select_config<Space>(problem_of_shape<TypeParam>(2 * g.m, g.n, g.k))), to_string(legal));
   EXPECT_EQ(to_string(select_config<Space>(problem_of_shape<TypeParam>(3 * g.m, g.n, g.k))), to_string(legal));
   const std::string warnings = testing::internal::GetCapturedStderr();
-  // Each illegal entry is reported once, however many problems it was nearest to.
+  // Each bad entry is reported once, however many problems it was nearest to.
   EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(huge_team)), 1u) << warnings;
-  EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(no_such_micro_tile)), 1u) << warnings;
+  EXPECT_EQ(occurrences(warnings, "ignoring a tuned entry: kgemm: " + store.path() + ": line "), 1u) << warnings;
+  EXPECT_EQ(occurrences(warnings, "].config: '" + no_such_micro_tile + "'"), 1u) << warnings;
+  EXPECT_EQ(occurrences(warnings, "micro-tile 3x4 is not a compiled variant"), 1u) << warnings;
   EXPECT_EQ(occurrences(warnings, "\n"), 2u) << warnings;
 }
 

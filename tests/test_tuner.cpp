@@ -161,7 +161,7 @@ TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
     EXPECT_GT(candidates.size(), 10u) << Space::name();
     std::set<std::string> names;
     for (const Config& c : candidates) {
-      EXPECT_EQ(detail::why_illegal<Space>(p, c), "") << Space::name() << " " << to_string(c);
+      EXPECT_EQ(why_illegal<Space>(p, c), "") << Space::name() << " " << to_string(c);
       EXPECT_LE(c.nb, 64) << "blocks wider than N = 64 only add padding";
       names.insert(to_string(c));
     }
@@ -195,19 +195,19 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
     Problem batch1;
     batch1.m = 49, batch1.n = 512, batch1.k = 4608;
     const std::vector<Config> starts = search_starts<Space>(batch1, 132);
-    const std::vector<Config> seeds = SpaceTraits<Space>::seed_configs(batch1.dtype);
+    const std::vector<Config> seeds = TuningPolicy<Space>::seed_configs(batch1.dtype);
     ASSERT_EQ(starts.size(), seeds.size()) << Space::name();
     for (std::size_t i = 0; i < starts.size(); ++i) {
       EXPECT_TRUE(split_fits(starts[i], batch1)) << to_string(starts[i]);
       Config unsplit = starts[i];
       unsplit.ks = 1;
       EXPECT_EQ(unsplit, seeds[i]) << Space::name();
-      if (SpaceTraits<Space>::ranges().ks.size() > 1)
+      if (TuningPolicy<Space>::ranges().ks.size() > 1)
         EXPECT_GT(starts[i].ks, 1) << Space::name() << " " << to_string(starts[i]);
       else
         EXPECT_EQ(starts[i].ks, 1) << Space::name();
     }
-    EXPECT_EQ(seeds.front(), SpaceTraits<Space>::default_config(batch1.dtype)) << Space::name();
+    EXPECT_EQ(seeds.front(), TuningPolicy<Space>::default_config(batch1.dtype)) << Space::name();
     Problem batch128 = batch1;
     batch128.m = 49 * 128;
     for (const Config& start : search_starts<Space>(batch128, 132)) EXPECT_EQ(start.ks, 1) << Space::name();
@@ -232,10 +232,10 @@ TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) 
     bool deep = false;
     for (const Config& c : candidate_configs<Space>(p)) {
       EXPECT_TRUE(stages_fit(c, p)) << to_string(c);
-      EXPECT_TRUE(c.stages == 0 || (c.stages > Traits::slab_buffers && c.stages <= Traits::max_slab_buffers)) << to_string(c);
-      deep = deep || c.stages != 0;
+      EXPECT_TRUE(c.slab_buffers == 0 || (c.slab_buffers > Traits::default_slab_buffers && c.slab_buffers <= Traits::max_slab_buffers)) << to_string(c);
+      deep = deep || c.slab_buffers != 0;
     }
-    EXPECT_EQ(deep, Traits::max_slab_buffers > Traits::slab_buffers) << Space::name();
+    EXPECT_EQ(deep, Traits::max_slab_buffers > Traits::default_slab_buffers) << Space::name();
   });
   Problem short_k;
   short_k.m = 784, short_k.n = 128, short_k.k = 96;  // 3 slabs of 32
@@ -252,7 +252,7 @@ TEST(SearchSpace, SmallProductsStartGroupedWhereTheSpaceGroups) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
     SCOPED_TRACE(Space::name());
-    const bool groups = SpaceTraits<Space>::ranges().bb.size() > 1;
+    const bool groups = TuningPolicy<Space>::ranges().bb.size() > 1;
     Problem squares;
     squares.kernel = Kernel::Batched, squares.m = squares.n = squares.k = 8, squares.batch = 262144;
     const std::vector<Config> candidates = candidate_configs<Space>(squares);

@@ -7,6 +7,9 @@
 
 namespace kgemm {
 
+// ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near INT_MAX.
+constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
+
 struct Config {
   int mb = 64;    // rows of C per team (block tile)
   int nb = 64;    // columns of C per team
@@ -16,17 +19,18 @@ struct Config {
   int team = 16;  // threads per team
   // Tensor cores: tm x tn is then a warp's tile (multiples of 16), one warp per tile.
   bool tc = false;
-  // Split K: teams per block of C, each over its own range of K slabs; the last to finish adds
-  // the partial blocks up. Gives small grids (batch 1, M = 49) enough teams to fill a GPU.
+  // Split K: teams per block of C, each over its own range of K slabs, writing partial blocks
+  // that a second kernel adds up (split_sum.hpp). Gives small grids (batch 1, M = 49) enough
+  // teams to fill a GPU.
   int ks = 1;
   // Products of a batch per team, each on team / bb of its threads: small products (8 x 8 ...
   // 32 x 32) would otherwise make GPU blocks of a few threads, of which an SM runs too few.
   int bb = 1;
   // Slab buffers ("stages" in CUTLASS' names): K slabs staged ahead of the one multiplied, plus
-  // one. 0 takes the space's own (SpaceTraits::slab_buffers: 2 on GPUs, 1 on CPUs); deeper
+  // one. 0 takes the space's own (SpaceTraits::default_slab_buffers: 2 on GPUs, 1 on CPUs); deeper
   // pipelines keep more copies in flight, for teams whose slabs are short next to the latency
   // of global memory, at the price of scratch.
-  int stages = 0;
+  int slab_buffers = 0;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
@@ -37,13 +41,22 @@ struct Config {
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.stages == b.stages && a.tc == b.tc;
+           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.tc == b.tc;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };
 
 std::string to_string(const Config& config);
-// Throws std::invalid_argument naming the offending text when `text` is not a config string.
+
+// Why no kernel can run `config`, whatever the space and the problem (empty when one can): a
+// field outside its range (declared beside the fields in config.cpp; the bounds keep every size
+// worked out from a config inside the kernels' integer arithmetic), a tile that is not compiled,
+// or fields that contradict each other. The space's own limits are checked at launch
+// (legality.hpp).
+std::string why_malformed(const Config& config);
+
+// Throws std::invalid_argument naming the offending text and the reason when `text` is not a
+// config string or names a malformed config.
 Config parse_config(const std::string& text);
 
 }  // namespace kgemm

@@ -1,21 +1,48 @@
 #pragma once
 // Runs one GEMM with an explicit Config: validates, then launches the compiled variant.
 // Instantiated in the library for each enabled space and for float / kgemm::half.
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
 #include "kgemm/config.hpp"
 #include "kgemm/dtype.hpp"
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/problem.hpp"
 
 namespace kgemm {
 
-// Throws std::invalid_argument, naming the value, the limit and the fix, when the operands'
-// extents disagree or the config cannot run on this space (not a variant, tile not a multiple
-// of the micro-tile, team or scratch over the device's limits).
+// Why the call cannot run on ExecSpace, naming the value, the limit and the fix (empty when it
+// can): operands whose extents disagree, a malformed config (why_malformed), or one this space
+// cannot run (slab buffers, tensor cores, team or scratch over the device's limits, counts past
+// the kernels' integers). The one legality check: launches, dispatch and the tuner all ask it.
+template <class ExecSpace, class Scalar>
+std::string why_illegal(const GemmArgs<Scalar>& args, const Config& config, Accum accum = Accum::F32);
+
+// Throws std::invalid_argument with why_illegal's reason when the call cannot run.
 template <class ExecSpace, class Scalar>
 void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& config,
                  Accum accum = Accum::F32);
 
-// Same checks, no launch: the tuner uses it to filter candidates.
-template <class ExecSpace, class Scalar>
-void validate_gemm(const GemmArgs<Scalar>& args, const Config& config, Accum accum = Accum::F32);
+// Operands with `problem`'s extents and access orders but no data: enough to check a config.
+template <class Scalar>
+GemmArgs<Scalar> operands_without_data(const Problem& p) {
+  using In = MatrixRef<const Scalar>;
+  GemmArgs<Scalar> args;
+  // Order 'n': op(A)'s K (op(B)'s N) dimension is contiguous.
+  args.A = p.a_order == 'n' ? In(nullptr, p.m, p.k, p.k, 1, 0) : In(nullptr, p.m, p.k, 1, p.m, 0);
+  args.B = p.b_order == 'n' ? In(nullptr, p.k, p.n, p.n, 1, 0) : In(nullptr, p.k, p.n, 1, p.k, 0);
+  args.C = MatrixRef<Scalar>(nullptr, p.m, p.n, p.n, 1, std::max<std::ptrdiff_t>(1, std::ptrdiff_t(p.m) * p.n));
+  args.batch = p.batch;
+  return args;
+}
+
+// Why `config` cannot run `problem` on ExecSpace (empty when it can).
+template <class ExecSpace>
+std::string why_illegal(const Problem& problem, const Config& config, Accum accum = Accum::F32) {
+  if (std::string why = why_invalid(problem); !why.empty()) return "problem " + to_string(problem) + ": " + why;
+  return problem.dtype == DType::F32 ? why_illegal<ExecSpace, float>(operands_without_data<float>(problem), config, accum)
+                                     : why_illegal<ExecSpace, half>(operands_without_data<half>(problem), config, accum);
+}
 
 }  // namespace kgemm

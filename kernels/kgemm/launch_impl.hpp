@@ -1,6 +1,10 @@
 #pragma once
-// Body of launch_gemm / validate_gemm; included only by the per-space instantiation files.
+// Body of launch_gemm / why_illegal; included only by the per-space instantiation files.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -15,96 +19,101 @@
 namespace kgemm {
 namespace detail {
 
-[[noreturn]] inline void reject(const std::string& what) { throw std::invalid_argument("kgemm: " + what); }
-
-// A config the checks turn down; its name is built only here, as the checks run on every call.
-[[noreturn]] inline void reject_config(const Config& c, const std::string& why) {
-  reject("config " + to_string(c) + why);
-}
+// The checks below return why a call cannot run, empty when it can; they run on every call, so
+// the reasons are built only when a check fails.
+inline std::string config_reason(const Config& c, const std::string& why) { return "config " + to_string(c) + why; }
 
 inline std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
 
 template <class Scalar>
-void check_extents(const GemmArgs<Scalar>& args) {
+std::string why_bad_operands(const GemmArgs<Scalar>& args) {
   const auto& A = args.A;
   const auto& B = args.B;
   const auto& C = args.C;
   if (A.rows != C.rows || B.cols != C.cols || A.cols != B.rows)
-    reject("shape mismatch: op(A) is " + dims(A.rows, A.cols) + ", op(B) is " + dims(B.rows, B.cols) +
-           ", C is " + dims(C.rows, C.cols) + "; need op(A) MxK, op(B) KxN, C MxN");
-  if (args.batch < 1) reject("batch count " + std::to_string(args.batch) + " must be at least 1");
+    return "shape mismatch: op(A) is " + dims(A.rows, A.cols) + ", op(B) is " + dims(B.rows, B.cols) +
+           ", C is " + dims(C.rows, C.cols) + "; need op(A) MxK, op(B) KxN, C MxN";
+  if (A.rows < 0 || B.cols < 0 || A.cols < 0) return "negative extents: op(A) is " + dims(A.rows, A.cols) + ", op(B) is " + dims(B.rows, B.cols);
+  if (args.batch < 1) return "batch count " + std::to_string(args.batch) + " must be at least 1";
   if (C.batch_stride == 0 && args.batch > 1)
-    reject("C has batch stride 0 with batch " + std::to_string(args.batch) +
-           ": every product would write the same C; only A and B may be shared");
+    return "C has batch stride 0 with batch " + std::to_string(args.batch) +
+           ": every product would write the same C; only A and B may be shared";
+  return "";
 }
 
-inline void check_config_shape(const Config& c) {
-  if (c.mb < 1 || c.nb < 1 || c.kb < 1 || c.team < 1 || c.ks < 1 || c.bb < 1)
-    reject_config(c, ": mb, nb, kb, team, ks and bb must be positive");
-  if (c.team % c.bb != 0)
-    reject_config(c, ": team " + std::to_string(c.team) + " does not split into bb = " +
-                  std::to_string(c.bb) + " products of equal teams; make team a multiple of bb");
-  if (c.bb > 1 && c.ks > 1)
-    reject_config(c, ": several products per team (bb) and split K (ks) do not combine; set one of them to 1");
-  if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
-    reject_config(c, ": block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " +
-                  dims(c.tm, c.tn) + "; choose mb a multiple of tm and nb a multiple of tn");
+// The kernels count blocks, teams and split K's partial elements in int: a call whose counts
+// would not fit is refused instead of wrapping (64-bit arithmetic here; fields are bounded by
+// why_malformed).
+template <class Scalar>
+std::string why_too_large(const GemmArgs<Scalar>& args, const Config& c) {
+  const std::int64_t blocks = std::int64_t(ceil_div(args.M(), c.mb)) * ceil_div(args.N(), c.nb) * args.batch;
+  const std::int64_t teams = (blocks + c.bb - 1) / c.bb * std::min(c.ks, std::max(1, ceil_div(args.K(), c.kb)));
+  const std::int64_t partial_elements = c.ks > 1 ? blocks * c.mb * c.nb : 0;
+  if (blocks > INT_MAX || teams > INT_MAX || partial_elements > INT_MAX)
+    return config_reason(c, " makes " + std::to_string(teams) + " teams" +
+                                (c.ks > 1 ? " and " + std::to_string(partial_elements) + " partial elements" : "") +
+                                " for this call, more than the kernels count (" + std::to_string(INT_MAX) +
+                                "); use larger blocks or fewer splits");
+  return "";
 }
 
 template <class ExecSpace>
-void check_stages(const Config& c) {
+std::string why_bad_stages(const Config& c) {
   using Traits = SpaceTraits<ExecSpace>;
-  if (c.stages == 0 || (c.stages >= Traits::slab_buffers && c.stages <= Traits::max_slab_buffers)) return;
+  if (c.slab_buffers == 0 || (c.slab_buffers >= Traits::default_slab_buffers && c.slab_buffers <= Traits::max_slab_buffers)) return "";
   const std::string space = ExecSpace::name();
-  if (Traits::max_slab_buffers == Traits::slab_buffers)
-    reject_config(c, ": " + space + " stages one slab at a time (" +
-                  std::to_string(Traits::slab_buffers) + " buffer); drop _st");
-  reject_config(c, ": " + space + " stages " + std::to_string(Traits::slab_buffers) + " to " +
-                std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
+  if (Traits::max_slab_buffers == Traits::default_slab_buffers)
+    return config_reason(c, ": " + space + " stages one slab at a time (" + std::to_string(Traits::default_slab_buffers) +
+                                " buffer); drop _st");
+  return config_reason(c, ": " + space + " stages " + std::to_string(Traits::default_slab_buffers) + " to " +
+                              std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
 }
 
-// Tensor-core configs: one warp per tm x tn tile and slabs a whole number of fragments deep.
+// Tensor-core configs (their tile, slab depth and team are why_malformed's): a space and a
+// device that have them, fp16 data accumulated in fp32.
 template <class ExecSpace, class Scalar>
-void check_tensor_core_config(const Config& c, Accum accum) {
+std::string why_no_tensor_cores(const Config& c, Accum accum) {
   if (!TensorCores<ExecSpace>::available)
-    reject_config(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop _tc");
+    return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop _tc");
   if (!TensorCores<ExecSpace>::on_device())
-    reject_config(c, " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
-                  "(this one is older); drop _tc");
+    return config_reason(c, " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
+                            "(this one is older); drop _tc");
   if (dtype_of<Scalar>() != DType::F16 || accum != Accum::F32)
-    reject_config(c, ": tensor-core configs take fp16 data with fp32 accumulation");
-  if (c.kb % 16 != 0)
-    reject_config(c, ": tensor-core slabs are 16-deep fragments; make kb a multiple of 16");
-  if (c.threads_per_product() != 32 * c.micro_tiles())
-    reject_config(c, ": a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) +
-                  " tile: team " + std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" +
-                  (c.bb > 1 ? " and bb" : ""));
+    return config_reason(c, ": tensor-core configs take fp16 data with fp32 accumulation");
+  return "";
 }
 
+// The policy the functor launches with, or the reason it cannot (scratch or team size over
+// what the space allows).
 template <class ExecSpace, class Functor>
-KernelTeamPolicy<ExecSpace> make_policy(const ExecSpace& space, const Functor& functor, const Config& c) {
+std::optional<KernelTeamPolicy<ExecSpace>> make_policy(const ExecSpace& space, const Functor& functor, const Config& c,
+                                                       std::string& why) {
   const std::size_t scratch = functor.scratch_bytes();
   constexpr int level = SpaceTraits<ExecSpace>::scratch_level;
   const std::size_t scratch_max = max_team_scratch_bytes<ExecSpace>(level, c.team);
-  if (scratch > scratch_max)
-    reject_config(c, " needs " + std::to_string(scratch) + " bytes of level-" + std::to_string(level) +
-                  " team scratch, " + ExecSpace::name() + " allows " + std::to_string(scratch_max) +
-                  "; shrink mb, nb or kb");
+  if (scratch > scratch_max) {
+    why = config_reason(c, " needs " + std::to_string(scratch) + " bytes of level-" + std::to_string(level) +
+                               " team scratch, " + ExecSpace::name() + " allows " + std::to_string(scratch_max) +
+                               "; shrink mb, nb or kb");
+    return std::nullopt;
+  }
   KernelTeamPolicy<ExecSpace> policy(space, functor.league_size(), Kokkos::AUTO);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch));
   const int team_max = policy.team_size_max(functor, Kokkos::ParallelForTag());
-  if (c.team > team_max)
-    reject_config(c, ": team size " + std::to_string(c.team) + " exceeds " +
-                  ExecSpace::name() + "'s maximum of " + std::to_string(team_max) +
-                  " for this kernel; lower team");
+  if (c.team > team_max) {
+    why = config_reason(c, ": team size " + std::to_string(c.team) + " exceeds " + ExecSpace::name() +
+                               "'s maximum of " + std::to_string(team_max) + " for this kernel; lower team");
+    return std::nullopt;
+  }
   return KernelTeamPolicy<ExecSpace>(space, functor.league_size(), c.team)
       .set_scratch_size(level, Kokkos::PerTeam(scratch));
 }
 
 template <class Scalar>
-void check_accum(Accum accum) {
+std::string why_bad_accum(Accum accum) {
   if (accum == Accum::F16 && dtype_of<Scalar>() == DType::F32)
-    reject("fp16 accumulation was asked for fp32 data; it applies to fp16 data only");
+    return "fp16 accumulation was asked for fp32 data; it applies to fp16 data only";
+  return "";
 }
 
 // Calls f(std::true_type) where the call's operands stage as runs (SlabPipeline::runs_apply),
@@ -117,7 +126,7 @@ void with_staging(const GemmArgs<Scalar>& args, const Config& c, F&& f) {
   f(std::false_type{});
 }
 
-// Calls f(std::integral_constant<int, B>{}) for the B slab buffers of the config (Config::stages,
+// Calls f(std::integral_constant<int, B>{}) for the B slab buffers of the config (Config::slab_buffers,
 // else the space's own), one of those the space compiles: First ... Last.
 template <int B, int Last, class F>
 void with_buffers_from(int buffers, F&& f) {
@@ -127,36 +136,43 @@ void with_buffers_from(int buffers, F&& f) {
 template <class ExecSpace, class F>
 void with_slab_buffers(const Config& c, F&& f) {
   using Traits = SpaceTraits<ExecSpace>;
-  with_buffers_from<Traits::slab_buffers, Traits::max_slab_buffers>(c.stages ? c.stages : Traits::slab_buffers, f);
+  with_buffers_from<Traits::default_slab_buffers, Traits::max_slab_buffers>(c.slab_buffers ? c.slab_buffers : Traits::default_slab_buffers, f);
 }
 
-// Runs f(functor, policy) for the variant the config names, after every check.
+// Runs f(functor, policy) for the variant the config names when every check passes; returns
+// why the call cannot run otherwise (empty when f ran).
 template <class ExecSpace, class Scalar, class F>
-void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& c,
-                         Accum accum, F&& f) {
-  check_extents(args);
-  check_config_shape(c);
-  check_stages<ExecSpace>(c);
-  check_accum<Scalar>(accum);
+std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& c, Accum accum,
+                                F&& f) {
+  std::string why = why_bad_operands(args);
+  if (why.empty()) {
+    why = why_malformed(c);
+    if (!why.empty()) why = config_reason(c, ": " + why);
+  }
+  if (why.empty()) why = why_too_large(args, c);
+  if (why.empty()) why = why_bad_stages<ExecSpace>(c);
+  if (why.empty()) why = why_bad_accum<Scalar>(accum);
+  if (why.empty() && c.tc) why = why_no_tensor_cores<ExecSpace, Scalar>(c, accum);
+  if (why.empty() && !c.tc && kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % kTiledKRun != 0)
+    why = config_reason(c, std::string(": ") + ExecSpace::name() + " reads the A slab four k at a time; make kb a multiple of 4");
+  if (!why.empty()) return why;
+  const auto launch_with_policy = [&](const auto& functor) {
+    if (auto policy = make_policy(space, functor, c, why)) f(functor, *policy);
+  };
   if (c.tc) {
-    check_tensor_core_config<ExecSpace, Scalar>(c, accum);
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
       with_warp_tile(c.tm, c.tn, [&](auto tile) {
         constexpr int WM = decltype(tile)::tm, WN = decltype(tile)::tn;
         with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
           constexpr int B = decltype(buffers)::value;
           with_staging<TensorCoreGemm<ExecSpace, WM, WN, false, B>>(args, c, [&](auto runs) {
-            TensorCoreGemm<ExecSpace, WM, WN, decltype(runs)::value, B> functor(args, c);
-            f(functor, make_policy(space, functor, c));
+            launch_with_policy(TensorCoreGemm<ExecSpace, WM, WN, decltype(runs)::value, B>(args, c));
           });
         });
       });
     }
-    return;
+    return why;
   }
-  if (kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % kTiledKRun != 0)
-    reject_config(c, std::string(": ") + ExecSpace::name() +
-                  " reads the A slab four k at a time; make kb a multiple of 4");
   with_micro_tile(c.tm, c.tn, [&](auto tile) {
     constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
     auto run = [&](auto acc_tag) {
@@ -164,8 +180,7 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
       with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
         constexpr int B = decltype(buffers)::value;
         with_staging<TiledGemm<ExecSpace, Scalar, Acc, TM, TN, false, B>>(args, c, [&](auto runs) {
-          TiledGemm<ExecSpace, Scalar, Acc, TM, TN, decltype(runs)::value, B> functor(args, c);
-          f(functor, make_policy(space, functor, c));
+          launch_with_policy(TiledGemm<ExecSpace, Scalar, Acc, TM, TN, decltype(runs)::value, B>(args, c));
         });
       });
     };
@@ -175,25 +190,27 @@ void with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, c
     }
     run(float{});
   });
+  return why;
 }
 
 }  // namespace detail
 
 template <class ExecSpace, class Scalar>
-void validate_gemm(const GemmArgs<Scalar>& args, const Config& config, Accum accum) {
-  detail::with_checked_kernel(ExecSpace(), args, config, accum, [](const auto&, const auto&) {});
+std::string why_illegal(const GemmArgs<Scalar>& args, const Config& config, Accum accum) {
+  return detail::with_checked_kernel(ExecSpace(), args, config, accum, [](const auto&, const auto&) {});
 }
 
 template <class ExecSpace, class Scalar>
 void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& config,
                  Accum accum) {
-  detail::with_checked_kernel(space, args, config, accum, [&](const auto& functor, const auto& policy) {
+  const std::string why = detail::with_checked_kernel(space, args, config, accum, [&](const auto& functor, const auto& policy) {
     if (args.M() == 0 || args.N() == 0) return;
     auto kernel = functor;
     kernel.template use_split_buffers<typename ExecSpace::memory_space>();
     Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, kernel);
     sum_splits(space, kernel);
   });
+  if (!why.empty()) throw std::invalid_argument("kgemm: " + why);
 }
 
 }  // namespace kgemm

@@ -43,6 +43,9 @@ struct Problem {
 };
 
 std::string to_string(const Problem& problem);
+// Why `problem` is not one any call could pose (empty when it is): negative extents, a batch
+// below 1, or operands too large to address.
+std::string why_invalid(const Problem& problem);
 // Throws std::invalid_argument naming the text when it is not a problem key.
 Problem parse_problem(const std::string& text);
 

@@ -5,27 +5,73 @@
 #include <stdexcept>
 #include <string>
 
+#include "kgemm/text_number.hpp"
+#include "kgemm/variants.hpp"
+
 namespace kgemm {
 
 namespace {
+// A config's fields and the values each may take. The bounds are generous for every space
+// (the device's own limits are checked at launch) and small enough that block, league and
+// scratch sizes worked out from them cannot overflow.
 struct Field {
   const char* key;
   int Config::*member;
+  int min, max;
   int absent = 0;  // optional fields: the value not written
 };
+constexpr int kMaxBlock = 4096;      // mb, nb, kb: a slab of 4096 x 4096 floats is 64 MiB
+constexpr int kMaxTile = 64;         // tm, tn: the largest compiled warp tile
+constexpr int kMaxTeam = 1 << 16;    // threads; Kokkos refuses more than the device has
+constexpr int kMaxSplits = 1024;     // ks
+constexpr int kMaxProducts = 1024;   // bb
+constexpr int kMaxSlabBuffers = 8;   // st; the space compiles fewer (checked at launch)
+constexpr Field kFields[] = {{"mb", &Config::mb, 1, kMaxBlock},  {"nb", &Config::nb, 1, kMaxBlock},
+                             {"kb", &Config::kb, 1, kMaxBlock},  {"tm", &Config::tm, 1, kMaxTile},
+                             {"tn", &Config::tn, 1, kMaxTile},   {"team", &Config::team, 1, kMaxTeam}};
+// Fields after team, in this order, each written only when it differs from its `absent` value.
+constexpr Field kOptionalFields[] = {{"ks", &Config::ks, 1, kMaxSplits, 1},
+                                     {"bb", &Config::bb, 1, kMaxProducts, 1},
+                                     {"st", &Config::slab_buffers, 0, kMaxSlabBuffers, 0}};
 constexpr const char* kTensorCores = "_tc";
 constexpr const char* kFormat =
     "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team>, "
     "_st<slab buffers> and _tc";
 
-bool is_field(const std::string& token, const std::string& key) {
+std::string range_of(const Field& field) { return std::to_string(field.min) + " to " + std::to_string(field.max); }
+
+bool has_key(const std::string& token, const std::string& key) {
   return token.compare(0, key.size(), key) == 0 && token.size() > key.size() &&
          token.find_first_not_of("0123456789", key.size()) == std::string::npos;
 }
-constexpr Field kFields[] = {{"mb", &Config::mb}, {"nb", &Config::nb}, {"kb", &Config::kb},
-                             {"tm", &Config::tm}, {"tn", &Config::tn}, {"team", &Config::team}};
-// Fields after team, in this order, each written only when it differs from its `absent` value.
-constexpr Field kOptionalFields[] = {{"ks", &Config::ks, 1}, {"bb", &Config::bb, 1}, {"st", &Config::stages, 0}};
+
+const Field* field_out_of_range(const Config& c) {
+  const auto outside = [&](const Field& field) { return c.*field.member < field.min || c.*field.member > field.max; };
+  for (const Field& field : kFields)
+    if (outside(field)) return &field;
+  for (const Field& field : kOptionalFields)
+    if (outside(field)) return &field;
+  return nullptr;
+}
+
+std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
+
+// Without building the lists: this runs on every launch.
+bool compiled(bool tensor_cores, int tm, int tn) {
+  bool found = false;
+  const auto match = [&](auto tile) { found = found || (tile.tm == tm && tile.tn == tn); };
+  if (tensor_cores)
+    for_each_warp_tile(match);
+  else
+    for_each_micro_tile(match);
+  return found;
+}
+
+std::string tile_list(const std::vector<std::pair<int, int>>& tiles) {
+  std::string known;
+  for (const auto& [m, n] : tiles) known += " " + dims(m, n);
+  return known;
+}
 }  // namespace
 
 // Appends rather than streams: every launch names its kernel with this (the label profilers
@@ -50,7 +96,35 @@ std::string to_string(const Config& config) {
   return out;
 }
 
+std::string why_malformed(const Config& c) {
+  if (const Field* field = field_out_of_range(c))
+    return std::string(field->key) + " = " + std::to_string(c.*field->member) + " is outside " + range_of(*field);
+  if (!compiled(c.tc, c.tm, c.tn))
+    return std::string(c.tc ? "tensor-core warp tile " : "micro-tile ") + dims(c.tm, c.tn) +
+           " is not a compiled variant; compiled:" + tile_list(c.tc ? warp_tiles() : micro_tiles());
+  if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
+    return "block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " + dims(c.tm, c.tn) +
+           "; choose mb a multiple of tm and nb a multiple of tn";
+  if (c.team % c.bb != 0)
+    return "team " + std::to_string(c.team) + " does not split into bb = " + std::to_string(c.bb) +
+           " products of equal teams; make team a multiple of bb";
+  if (c.bb > 1 && c.ks > 1) return "several products per team (bb) and split K (ks) do not combine; set one of them to 1";
+  if (c.tc && c.kb % 16 != 0) return "tensor-core slabs are 16-deep fragments; make kb a multiple of 16";
+  if (c.tc && c.threads_per_product() != 32 * c.micro_tiles())
+    return "a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) + " tile: team " +
+           std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" + (c.bb > 1 ? " and bb" : "");
+  return "";
+}
+
 Config parse_config(const std::string& text) {
+  const auto not_a_config = [&](const std::string& why) {
+    return std::invalid_argument("kgemm: '" + text + "' is not a config string: " + why + " (" + kFormat + ")");
+  };
+  const auto read = [&](const Field& field, const std::string& token) {
+    const auto value = integer_in(std::string_view(token).substr(std::string(field.key).size()), field.min, field.max);
+    if (!value) throw not_a_config("'" + token + "': " + field.key + " must be " + range_of(field));
+    return *value;
+  };
   Config config;
   const std::string suffix = kTensorCores;
   config.tc = text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -58,23 +132,19 @@ Config parse_config(const std::string& text) {
   std::string token;
   for (const Field& field : kFields) {
     const std::string key = field.key;
-    if (!std::getline(in, token, '_') || !is_field(token, key)) {
-      throw std::invalid_argument("kgemm: '" + text + "' is not a config string: expected field '" +
-                                  key + "<number>' (" + kFormat + ")");
-    }
-    config.*field.member = std::stoi(token.substr(key.size()));
+    if (!std::getline(in, token, '_') || !has_key(token, key))
+      throw not_a_config("expected field '" + key + "<number>'");
+    config.*field.member = read(field, token);
   }
-  auto unexpected = [&](const std::string& what) {
-    return std::invalid_argument("kgemm: '" + text + "' is not a config string: unexpected '" + what +
-                                 "' after team (" + kFormat + ")");
-  };
   const Field* next = std::begin(kOptionalFields);
   while (std::getline(in, token, '_')) {
-    while (next != std::end(kOptionalFields) && !is_field(token, next->key)) ++next;
-    if (next == std::end(kOptionalFields)) throw unexpected(token);
-    config.*next->member = std::stoi(token.substr(std::string(next->key).size()));
+    while (next != std::end(kOptionalFields) && !has_key(token, next->key)) ++next;
+    if (next == std::end(kOptionalFields)) throw not_a_config("unexpected '" + token + "' after team");
+    config.*next->member = read(*next, token);
     ++next;
   }
+  if (const std::string why = why_malformed(config); !why.empty())
+    throw std::invalid_argument("kgemm: config '" + text + "' cannot run anywhere: " + why);
   return config;
 }
 

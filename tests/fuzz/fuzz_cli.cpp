@@ -1,9 +1,10 @@
 // libFuzzer target: kgemm::CommandLine (the tools' option parser, with autotune's options) and
-// the values read through it: get_int, get_double, get_int_list, parse_budget, parse_strategy.
-// The input is split at NUL bytes into arguments. Properties checked on every input:
-// - a refusal is a std::invalid_argument (anything else escaping is a crash);
-// - a number read is the number the text states: get_int and each get_int_list item exactly
-//   (never wrapped or truncated), get_double finite;
+// the values read through it: get, get_int, get_count, get_double, get_list, get_int_list,
+// get_count_list, parse_budget, parse_strategy. The input is split at NUL bytes into arguments.
+// Properties checked on every input:
+// - a refusal is a std::invalid_argument with a message (anything else escaping is a crash);
+// - a number read is the number the text states (never wrapped or truncated) and within the
+//   range asked for: counts >= 1, doubles finite and >= their minimum;
 // - a budget is either a whole number of evaluations >= 1, as stated, or a finite positive
 //   number of seconds: never "unlimited" by accident (nan, 0.5, 1e10);
 // - the options read back through get_list, written again as --name=value, parse to the same.
@@ -79,43 +80,67 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> again{"autotune"};
   for (const std::string& name : kOptions) {
     if (!cli->has(name)) continue;
-    const std::string text = cli->get(name, "");
-    reads([&] { check_int(cli->get_int(name, 0), text, "--" + name, input); }, "get_int", input);
+    const std::string option = "--" + name;
     reads([&] {
-      const double value = cli->get_double(name, 0);
-      require(std::isfinite(value), "--" + name + " '" + text + "' read as a finite double", input);
-    }, "get_double", input);
+      const std::string text = cli->get(name, "");
+      reads([&] { check_int(cli->get_int(name, 0), text, option, input); }, "get_int", input);
+      reads([&] {
+        const int count = cli->get_count(name, 1);
+        check_int(count, text, option, input);
+        require(count >= 1, option + " '" + text + "' read as a count >= 1", input);
+      }, "get_count", input);
+      reads([&] {
+        const double value = cli->get_double(name, 0, 0.0);
+        require(std::isfinite(value) && value >= 0, option + " '" + text + "' read as a finite double >= 0", input);
+      }, "get_double", input);
+    }, "get", input);
     reads([&] {
-      const std::vector<int> numbers = cli->get_int_list(name, "");
       const std::vector<std::string> items = cli->get_list(name, "");
-      require(numbers.size() == items.size(), "get_int_list reads every item of --" + name, input);
-      for (std::size_t i = 0; i < items.size(); ++i) check_int(numbers[i], items[i], "--" + name + " item", input);
-    }, "get_int_list", input);
+      reads([&] {
+        const std::vector<int> numbers = cli->get_int_list(name, "");
+        require(numbers.size() == items.size(), "get_int_list reads every item of " + option, input);
+        for (std::size_t i = 0; i < items.size(); ++i) check_int(numbers[i], items[i], option + " item", input);
+      }, "get_int_list", input);
+      reads([&] {
+        for (int count : cli->get_count_list(name, "")) require(count >= 1, option + " counts are >= 1", input);
+      }, "get_count_list", input);
+    }, "get_list", input);
+    // Each value as one --name=value; a value with no item (",,") stays one.
+    std::vector<std::string> items;
+    reads([&] { items = cli->get_list(name, ""); }, "get_list", input);
     std::string joined;
-    for (const std::string& item : cli->get_list(name, "")) joined += (joined.empty() ? "" : ",") + item;
-    again.push_back("--" + name + "=" + joined);
+    for (const std::string& item : items) joined += (joined.empty() ? "" : ",") + item;
+    again.push_back(option + "=" + joined);
   }
   for (const std::string& name : kFlags)
     if (cli->has(name)) again.push_back("--" + name);
   const kgemm::CommandLine reparsed = parse(again);
+  const auto list_of = [](const kgemm::CommandLine& line, const std::string& name) {
+    try {
+      return line.get_list(name, "");
+    } catch (const std::invalid_argument&) {
+      return std::vector<std::string>{};
+    }
+  };
   for (const std::string& name : kOptions)
-    require(reparsed.has(name) == cli->has(name) && reparsed.get_list(name, "") == cli->get_list(name, ""),
+    require(reparsed.has(name) == cli->has(name) && list_of(reparsed, name) == list_of(*cli, name),
             "--" + name + " written back as --name=value parses to the same list", input);
   for (const std::string& name : kFlags) require(reparsed.has(name) == cli->has(name), "--" + name + " kept", input);
 
-  if (cli->has("budget")) {
+  reads([&] {
+    if (!cli->has("budget")) return;
     const std::string text = cli->get("budget", "");
-    reads([&] {
-      const kgemm::Budget budget = kgemm::parse_budget(text);
-      long double number = 0;
-      const bool seconds = budget.seconds != 0;
-      require(seconds ? budget.evaluations == 0 && std::isfinite(budget.seconds) && budget.seconds > 0
-                      : budget.evaluations >= 1 && stated(text, number) && number == budget.evaluations,
-              "--budget '" + text + "' is a whole count >= 1 as stated or finite positive seconds (read as " +
-                  std::to_string(budget.evaluations) + " evaluations, " + std::to_string(budget.seconds) + " s)",
-              input);
-    }, "parse_budget", input);
-  }
-  if (cli->has("strategy")) reads([&] { kgemm::parse_strategy(cli->get("strategy", "")); }, "parse_strategy", input);
+    const kgemm::Budget budget = kgemm::parse_budget(text);
+    long double number = 0;
+    const bool seconds = budget.seconds != 0;
+    require(seconds ? budget.evaluations == 0 && std::isfinite(budget.seconds) && budget.seconds > 0
+                    : budget.evaluations >= 1 && stated(text, number) && number == budget.evaluations,
+            "--budget '" + text + "' is a whole count >= 1 as stated or finite positive seconds (read as " +
+                std::to_string(budget.evaluations) + " evaluations, " + std::to_string(budget.seconds) + " s)",
+            input);
+  }, "parse_budget", input);
+  reads([&] {
+    if (cli->has("strategy")) kgemm::parse_strategy(cli->get("strategy", ""));
+  }, "parse_strategy", input);
   return 0;
 }

@@ -2,7 +2,9 @@
 // users edit, merge and copy between machines). The input is written to a file and loaded;
 // properties checked on every input:
 // - a refusal is a kgemm::StoreError naming the file (anything else escaping is a crash);
-// - nothing is lost: the loaded store has one entry per item of the file's `entries` list;
+// - nothing is lost silently: the strict load keeps one entry per item of the file's `entries`
+//   list, and the lenient load (the library's readers) keeps or names each item, taking the
+//   same entries as the strict one when it names none;
 // - every loaded entry could be posed and measured: extents >= 1 whose operands fit 64-bit
 //   offsets, finite non-negative speeds, a config that prints and parses back to itself and
 //   whose block holds micro-tiles (sizes defined, at least 1);
@@ -16,9 +18,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "fuzz_check.hpp"
-#include "kgemm/tuner/config_store.hpp"
+#include "kgemm/dispatch/config_store.hpp"
 
 using kgemm::fuzz::require;
 
@@ -84,19 +87,36 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text = kgemm::fuzz::text_of(data, size);
   const std::string input = (scratch_dir() / "input.yaml").string(), saved = (scratch_dir() / "saved.yaml").string();
   write_file(input, text);
+  const auto refusal_names_file = [&](const kgemm::StoreError& e) {
+    require(std::string(e.what()).rfind("kgemm: " + input + ": ", 0) == 0,
+            std::string("the refusal names the file: ") + e.what(), text);
+  };
+  // Lenient: a bad header still refuses the file; a bad entry is left out with a message.
+  std::vector<std::string> refused;
+  kgemm::ConfigStore lenient;
+  try {
+    lenient = kgemm::ConfigStore::load(input, &refused);
+  } catch (const kgemm::StoreError& e) {
+    refusal_names_file(e);
+    return 0;
+  }
+  const std::size_t listed = listed_entries(input);
+  require(lenient.entries().size() + refused.size() == listed,
+          "every listed entry is loaded or named as refused (" + std::to_string(lenient.entries().size()) + " + " +
+              std::to_string(refused.size()) + " of " + std::to_string(listed) + ")",
+          text);
+  for (const kgemm::TunedEntry& e : lenient.entries()) check_entry(e, text);
+
   kgemm::ConfigStore store;
   try {
     store = kgemm::ConfigStore::load(input);
   } catch (const kgemm::StoreError& e) {
-    require(std::string(e.what()).rfind("kgemm: " + input + ": ", 0) == 0,
-            std::string("the refusal names the file: ") + e.what(), text);
+    refusal_names_file(e);
+    require(!refused.empty(), std::string("the strict load refuses only what the lenient one names: ") + e.what(), text);
     return 0;
   }
-  require(store.entries().size() == listed_entries(input),
-          "every listed entry is loaded (" + std::to_string(store.entries().size()) + " of " +
-              std::to_string(listed_entries(input)) + ")",
-          text);
-  for (const kgemm::TunedEntry& e : store.entries()) check_entry(e, text);
+  require(refused.empty() && store.header == lenient.header && store.entries() == lenient.entries(),
+          "the strict and the lenient load agree on a store without bad entries", text);
 
   store.save(saved);
   const std::string saved_text = read_file(saved);

@@ -1,5 +1,10 @@
 #include "kgemm/tuner/catalogue.hpp"
 
+#include "kgemm/text_number.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <sstream>
 #include <stdexcept>
 
 namespace kgemm {
@@ -14,7 +19,12 @@ struct Builder {
   int conv(const std::string& name, int in, int c_in, int c_out, int kernel, int stride) {
     const int pad = kernel / 2;
     const int out = (in + 2 * pad - kernel) / stride + 1;
-    const int m = batch * out * out, n = c_out, k = c_in * kernel * kernel;
+    const long long rows = static_cast<long long>(batch) * out * out;
+    if (rows > INT_MAX)
+      throw std::invalid_argument("kgemm: " + name + " at batch " + std::to_string(batch) + " has " + std::to_string(rows) +
+                                  " im2col rows, more than a GEMM extent can be (" + std::to_string(INT_MAX) +
+                                  "); lower the image size or the batch");
+    const int m = int(rows), n = c_out, k = c_in * kernel * kernel;
     for (LayerShape& s : shapes)
       if (s.m == m && s.n == n && s.k == k) {
         ++s.count;
@@ -30,9 +40,10 @@ struct Builder {
 }  // namespace
 
 std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image, int batch) {
-  if (image < 32 || batch < 1)
+  // The first convolution's padded input (image + 6) must not overflow either.
+  if (image < 32 || image > (1 << 20) || batch < 1)
     throw std::invalid_argument("kgemm: image size " + std::to_string(image) + " and batch " +
-                                std::to_string(batch) + ": need image >= 32 and batch >= 1");
+                                std::to_string(batch) + ": need image 32 to 1048576 and batch >= 1");
   int blocks[4];
   bool bottleneck;
   if (model == "resnet18") {
@@ -70,6 +81,30 @@ std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image, 
     }
   }
   return b.shapes;
+}
+
+LayerShape parse_shape(const std::string& text, int row_batch) {
+  const auto bad = [&](const std::string& why) {
+    return std::invalid_argument("kgemm: bad shape '" + text + "': " + why + " (expected MxNxK, e.g. 3136x64x576)");
+  };
+  std::vector<int> extents;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, 'x');) {
+    const auto value = integer_in(part, 1, INT_MAX);
+    if (!value) throw bad("'" + part + "' is not an integer from 1 to " + std::to_string(INT_MAX));
+    extents.push_back(*value);
+  }
+  if (extents.size() != 3 || text.back() == 'x') throw bad("need exactly three extents");
+  if (std::int64_t(extents[0]) * row_batch > INT_MAX)
+    throw bad("M = " + std::to_string(extents[0]) + " times batch " + std::to_string(row_batch) + " exceeds " +
+              std::to_string(INT_MAX));
+  LayerShape shape;
+  shape.layer = text;
+  shape.m = extents[0] * row_batch;
+  shape.n = extents[1];
+  shape.k = extents[2];
+  shape.count = 1;
+  return shape;
 }
 
 }  // namespace kgemm

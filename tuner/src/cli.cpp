@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "kgemm/text_number.hpp"
+
 namespace kgemm {
 
 CommandLine::CommandLine(int argc, char** argv, const std::set<std::string>& options,
@@ -17,6 +19,7 @@ CommandLine::CommandLine(int argc, char** argv, const std::set<std::string>& opt
       name = name.substr(0, eq);
     }
     if (flags.count(name)) {
+      if (eq != std::string::npos) throw std::invalid_argument("option --" + name + " takes no value");
       values_.emplace(name, "1");
     } else if (options.count(name)) {
       if (eq == std::string::npos) {
@@ -31,27 +34,33 @@ CommandLine::CommandLine(int argc, char** argv, const std::set<std::string>& opt
 }
 
 std::string CommandLine::get(const std::string& name, const std::string& fallback) const {
+  // A single value given twice would silently lose one of them.
+  if (const auto times = values_.count(name); times > 1)
+    throw std::invalid_argument("option --" + name + " is given " + std::to_string(times) + " times; give it once");
   auto it = values_.find(name);
   return it == values_.end() ? fallback : it->second;
 }
 
 namespace {
-template <class T>
-T to_number(const std::string& name, const std::string& text) {
-  std::istringstream in(text);
-  T value;
-  if (!(in >> value) || !in.eof())
-    throw std::invalid_argument("option --" + name + ": '" + text + "' is not a number");
-  return value;
+int integer_option(const std::string& name, const std::string& text, int min, int max) {
+  const auto value = integer_in(text, min, max);
+  if (!value)
+    throw std::invalid_argument("option --" + name + ": '" + text + "' is not an integer from " + std::to_string(min) +
+                                " to " + std::to_string(max));
+  return *value;
 }
 }  // namespace
 
-int CommandLine::get_int(const std::string& name, int fallback) const {
-  return has(name) ? to_number<int>(name, get(name, "")) : fallback;
+int CommandLine::get_int(const std::string& name, int fallback, int min, int max) const {
+  return has(name) ? integer_option(name, get(name, ""), min, max) : fallback;
 }
 
-double CommandLine::get_double(const std::string& name, double fallback) const {
-  return has(name) ? to_number<double>(name, get(name, "")) : fallback;
+double CommandLine::get_double(const std::string& name, double fallback, double min) const {
+  if (!has(name)) return fallback;
+  const std::string text = get(name, "");
+  const auto value = finite_at_least(text, min);
+  if (!value) throw std::invalid_argument("option --" + name + ": '" + text + "' is not a finite number >= " + std::to_string(min));
+  return *value;
 }
 
 std::vector<std::string> CommandLine::get_list(const std::string& name, const std::string& fallback) const {
@@ -65,12 +74,13 @@ std::vector<std::string> CommandLine::get_list(const std::string& name, const st
     for (std::string item; std::getline(in, item, ',');)
       if (!item.empty()) items.push_back(item);
   }
+  if (items.empty()) throw std::invalid_argument("option --" + name + " needs at least one value");
   return items;
 }
 
-std::vector<int> CommandLine::get_int_list(const std::string& name, const std::string& fallback) const {
+std::vector<int> CommandLine::get_int_list(const std::string& name, const std::string& fallback, int min, int max) const {
   std::vector<int> numbers;
-  for (const std::string& item : get_list(name, fallback)) numbers.push_back(to_number<int>(name, item));
+  for (const std::string& item : get_list(name, fallback)) numbers.push_back(integer_option(name, item, min, max));
   return numbers;
 }
 

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+
+#include "kgemm/text_number.hpp"
 
 namespace kgemm {
 
@@ -28,16 +32,21 @@ const char* to_string(Strategy strategy) {
 }
 
 Budget parse_budget(const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  const std::string unit = end ? end : "";
-  if (end == text.c_str() || value <= 0 || (unit != "" && unit != "s"))
-    throw std::invalid_argument("kgemm: bad budget '" + text + "' (expected evaluations, e.g. 40, or seconds, e.g. 30s)");
+  // Seconds up to a year; evaluations a whole count. nan, inf, 0 and fractions of an
+  // evaluation would otherwise read as "no limit".
+  constexpr double kMaxSeconds = 365.0 * 24 * 3600;
   Budget budget;
-  if (unit == "s")
-    budget.seconds = value;
-  else
-    budget.evaluations = int(value);
+  const bool seconds = !text.empty() && text.back() == 's';
+  const std::string_view number = std::string_view(text).substr(0, text.size() - (seconds ? 1 : 0));
+  if (seconds) {
+    const auto value = finite_at_least(number, 0.0);
+    if (value && *value > 0 && *value <= kMaxSeconds) budget.seconds = *value;
+  } else if (const auto value = integer_in(number, 1, INT_MAX)) {
+    budget.evaluations = *value;
+  }
+  if (budget.seconds <= 0 && budget.evaluations <= 0)
+    throw std::invalid_argument("kgemm: bad budget '" + text +
+                                "' (expected evaluations, a whole number >= 1, e.g. 40, or seconds > 0, e.g. 30s)");
   return budget;
 }
 
@@ -49,7 +58,7 @@ namespace {
 
 // The parameters Climb steps along; the team size is not one of them on its own (on GPUs it
 // follows from the tiles), but configs differing only in team are neighbours too.
-using Coordinates = std::array<int, 7>;  // ranks of mb, nb, kb, the micro-tile, ks, bb and stages
+using Coordinates = std::array<int, 7>;  // ranks of mb, nb, kb, the micro-tile, ks, bb and slab buffers
 
 class Neighbourhood {
  public:
@@ -57,7 +66,7 @@ class Neighbourhood {
     for (const Config& c : candidates) {
       values_[0].insert(c.mb), values_[1].insert(c.nb), values_[2].insert(c.kb);
       values_[3].insert(c.tm * 1000 + c.tn), values_[4].insert(c.ks), values_[5].insert(c.bb);
-      values_[6].insert(c.stages);
+      values_[6].insert(c.slab_buffers);
     }
   }
   // Indices of the candidates one step away from candidates_[i].
@@ -77,7 +86,7 @@ class Neighbourhood {
   int rank(int p, int value) const { return int(std::distance(values_[p].begin(), values_[p].find(value))); }
   Coordinates coordinates(const Config& c) const {
     return {rank(0, c.mb), rank(1, c.nb), rank(2, c.kb), rank(3, c.tm * 1000 + c.tn),
-            rank(4, c.ks), rank(5, c.bb), rank(6, c.stages)};
+            rank(4, c.ks), rank(5, c.bb), rank(6, c.slab_buffers)};
   }
   const std::vector<Config>& candidates_;
   std::array<std::set<int>, 7> values_;

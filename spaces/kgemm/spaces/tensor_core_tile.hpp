@@ -12,6 +12,8 @@
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include "kgemm/spaces/mma_sync.hpp"
 #endif
 
 namespace kgemm {
@@ -23,46 +25,6 @@ struct TensorCores {
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-#define KGEMM_MMA 1
-#endif
-
-namespace detail {
-#if defined(KGEMM_MMA)
-// Four 8 x 8 matrices of 16-bit elements from shared memory; each lane names one matrix row
-// (lanes 8q .. 8q + 7 the rows of matrix q). `trans` hands each lane a column pair instead.
-template <bool Trans>
-__device__ inline void load_matrices(unsigned (&r)[4], unsigned shared_address) {
-  if constexpr (Trans)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(shared_address));
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(shared_address));
-}
-
-// d += a (16 x 16, row-major fragment) * b (16 x 8, column-major fragment), fp32 accumulation.
-// Turing has the k = 8 shape only: two of them.
-__device__ inline void multiply_accumulate(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%0, %1, %2, %3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-  for (int h = 0; h < 2; ++h)
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[2 * h]), "r"(a[2 * h + 1]), "r"(b[h]));
-#endif
-}
-
-__device__ inline unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-#endif
-}  // namespace detail
-
 // The warp's tile of C at (row0, col0) of the block. A slab: row-major rows of the block
 // (element (i, k) at i * ld_a + k); B slab: row-major K rows (element (k, j) at k * ld_b + j).
 // Rows start 16-byte aligned (leading dimensions multiples of 8), as ldmatrix requires; with

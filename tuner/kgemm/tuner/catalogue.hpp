@@ -18,4 +18,9 @@ struct LayerShape {
 // Throws std::invalid_argument for an unknown model or a non-positive image or batch.
 std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image = 224, int batch = 1);
 
+// "MxNxK" (e.g. 3136x64x576), its rows multiplied by `row_batch` (an im2col GEMM of a batch),
+// named by the text. Throws std::invalid_argument naming the text unless it is exactly three
+// positive integers and M * row_batch fits an extent.
+LayerShape parse_shape(const std::string& text, int row_batch = 1);
+
 }  // namespace kgemm

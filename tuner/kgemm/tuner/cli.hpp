@@ -1,6 +1,7 @@
 #pragma once
 // Minimal "--name value" / "--flag" command-line parsing shared by kgemm's tools; unknown
 // options and malformed values stop the tool with a message naming them.
+#include <climits>
 #include <map>
 #include <set>
 #include <string>
@@ -14,12 +15,23 @@ class CommandLine {
   CommandLine(int argc, char** argv, const std::set<std::string>& options, const std::set<std::string>& flags);
 
   bool has(const std::string& name) const { return values_.count(name) > 0; }
+  // The value of an option given at most once (std::invalid_argument if given more often).
   std::string get(const std::string& name, const std::string& fallback) const;
-  int get_int(const std::string& name, int fallback) const;
-  double get_double(const std::string& name, double fallback) const;
-  // A comma-separated value ("1,128"); every occurrence of a repeated option is appended.
+  // Numbers must be the whole value and in range; otherwise std::invalid_argument names the
+  // option, the value and the range.
+  int get_int(const std::string& name, int fallback, int min = INT_MIN, int max = INT_MAX) const;
+  // A count: an integer >= 1 (repetitions, batch sizes, image sides).
+  int get_count(const std::string& name, int fallback) const { return get_int(name, fallback, 1); }
+  // Finite, at least `min`.
+  double get_double(const std::string& name, double fallback, double min = -1e308) const;
+  // A comma-separated value ("1,128"); every occurrence of a repeated option is appended. At
+  // least one item.
   std::vector<std::string> get_list(const std::string& name, const std::string& fallback) const;
-  std::vector<int> get_int_list(const std::string& name, const std::string& fallback) const;
+  std::vector<int> get_int_list(const std::string& name, const std::string& fallback, int min = INT_MIN,
+                                int max = INT_MAX) const;
+  std::vector<int> get_count_list(const std::string& name, const std::string& fallback) const {
+    return get_int_list(name, fallback, 1);
+  }
 
  private:
   std::multimap<std::string, std::string> values_;

@@ -9,9 +9,10 @@
 
 #include "kgemm/config.hpp"
 #include "kgemm/problem.hpp"
+#include "kgemm/launch.hpp"
 #include "kgemm/spaces/space_traits.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
-#include "kgemm/tuner/dispatch.hpp"
+#include "kgemm/tuning_policy.hpp"
 #include "kgemm/variants.hpp"
 
 namespace kgemm {
@@ -52,7 +53,7 @@ inline bool split_fits(const Config& c, const Problem& problem) {
 
 // More slab buffers than the default pay only for teams that walk at least as many slabs.
 inline bool stages_fit(const Config& c, const Problem& problem) {
-  return c.stages == 0 || slabs_per_team(c, problem) >= c.stages;
+  return c.slab_buffers == 0 || slabs_per_team(c, problem) >= c.slab_buffers;
 }
 
 // Several products per team pay for batches of products that fit one block each.
@@ -70,7 +71,7 @@ constexpr int kGroupedTeam = 128;
 // Tensor-core seeds keep their warp tiles.
 template <class ExecSpace>
 Config fit_to_products(Config start, const Problem& problem) {
-  const ParamRanges ranges = SpaceTraits<ExecSpace>::ranges();
+  const ParamRanges ranges = TuningPolicy<ExecSpace>::ranges();
   if (start.tc || problem.batch == 1 || ranges.bb.size() == 1) return start;
   auto covering = [](const std::vector<int>& listed, int extent, int edge, int tile) {
     for (int e : listed)
@@ -86,21 +87,21 @@ Config fit_to_products(Config start, const Problem& problem) {
   for (int bb : ranges.bb) {
     Config c = start;
     c.bb = bb, c.team = per_product * bb;
-    if (bb <= problem.batch && c.team <= kGroupedTeam && detail::why_illegal<ExecSpace>(problem, c).empty()) grouped = c;
+    if (bb <= problem.batch && c.team <= kGroupedTeam && why_illegal<ExecSpace>(problem, c).empty()) grouped = c;
   }
   return grouped;
 }
 
 // A seed as a search starts from it: split along K when its grid would leave most of the
 // device's `processors` (SMs) idle: the smallest listed split that gives every processor two
-// teams, or the largest that fits. Searches climbing from unsplit configs stayed among
-// unsplit ones for the M = 49 layers (H100, session 4).
+// teams, or the largest that fits. Searches climbing from unsplit configs stay among unsplit
+// ones for the M = 49 layers (H100).
 template <class ExecSpace>
 Config split_for_device(Config start, const Problem& problem, int processors) {
   const long blocks = grid_blocks(start, problem);
   if (blocks >= processors) return start;
   Config best = start;
-  for (int ks : SpaceTraits<ExecSpace>::ranges().ks) {
+  for (int ks : TuningPolicy<ExecSpace>::ranges().ks) {
     Config split = start;
     split.ks = ks;
     if (!split_fits(split, problem)) break;
@@ -119,7 +120,7 @@ std::vector<Config> search_starts(const Problem& problem, int processors, const 
   auto add = [&](const Config& start) {
     if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
   };
-  for (const Config& seed : SpaceTraits<ExecSpace>::seed_configs(problem.dtype))
+  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem.dtype))
     add(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors));
   if (known) add(*known);
   return starts;
@@ -127,8 +128,8 @@ std::vector<Config> search_starts(const Problem& problem, int processors, const 
 
 template <class ExecSpace>
 std::vector<Config> candidate_configs(const Problem& problem) {
-  using Traits = SpaceTraits<ExecSpace>;
-  const ParamRanges ranges = Traits::ranges();
+  using Policy = TuningPolicy<ExecSpace>;
+  const ParamRanges ranges = Policy::ranges();
   std::vector<Config> candidates;
   auto consider = [&](const Config& c) {
     if (c.mb % c.tm != 0 || c.nb % c.tn != 0) return;
@@ -136,25 +137,25 @@ std::vector<Config> candidate_configs(const Problem& problem) {
         !tile_fits(c.kb, problem.k, ranges.kb.front()) || !split_fits(c, problem) || !group_fits(c, problem) ||
         !stages_fit(c, problem))
       return;
-    if (!Traits::worth_trying(c)) return;
-    if (!detail::why_illegal<ExecSpace>(problem, c).empty()) return;
+    if (!Policy::worth_trying(c)) return;
+    if (!why_illegal<ExecSpace>(problem, c).empty()) return;
     candidates.push_back(c);
   };
-  for (int stages : ranges.stages)
+  for (int buffers : ranges.slab_buffers)
     for (int ks : ranges.ks)
       for (int bb : ranges.bb) {
         for (auto [tm, tn] : micro_tiles())
           for (int mb : ranges.mb)
             for (int nb : ranges.nb)
               for (int kb : ranges.kb)
-                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, stages});
+                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, buffers});
         // Tensor-core configs (fp16 on devices that run them): the team is one warp per tile.
         if (TensorCores<ExecSpace>::on_device() && problem.dtype == DType::F16)
           for (auto [tm, tn] : warp_tiles())
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
                 for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, stages};
+                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers};
                   c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
                   consider(c);
                 }

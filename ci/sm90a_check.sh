@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Compile check of the sm_90a building blocks with the CUDA 12 tree (no GPU needed):
+#   1. spaces/' tensor-core headers (mma_sync.hpp, warpgroup_mma.hpp) compile as plain C++ on the
+#      host (g++-12, no CUDA);
+#   2. ci/sm90a_building_blocks.cu for sm_90a shows every instruction in its SASS (ldmatrix,
+#      mma.sync, wgmma m64n{64,128,256}k16, the warpgroup fences), and for sm_90 and sm_80 the
+#      mma.sync path with no wgmma at all (the arch-feature guard);
+#   3. benchmarks/ceilings/wgmma_ceiling.cu compiles for sm_90a and links against the tree's
+#      libcudart.so.12.
+# Usage: ci/sm90a_check.sh [CUDA12_ROOT]    (default .cache/cuda-12.4, from ci/bootstrap.sh --cuda12)
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cuda=${1:-${KGEMM_CACHE:-$repo/.cache}/cuda-12.4}
+[ -x "$cuda/bin/nvcc" ] || { echo "sm90a check: no nvcc in $cuda/bin (run ci/bootstrap.sh --cuda12)" >&2; exit 1; }
+export PATH=$cuda/bin:$PATH CUDA_HOME=$cuda
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+nvcc_flags=(-O3 -std=c++17 -ccbin g++-12 -I "$repo/spaces")
+fail() { echo "sm90a check: FAILED: $*" >&2; exit 1; }
+echo "sm90a check: $(nvcc --version | grep -o 'release [0-9.]*, V[0-9.]*') in $cuda"
+
+printf '#include "kgemm/spaces/mma_sync.hpp"\n#include "kgemm/spaces/warpgroup_mma.hpp"\n' |
+  g++-12 -std=c++17 -fsyntax-only -Wall -Werror -I "$repo/spaces" -x c++ - || fail "headers do not compile on the host"
+
+# sass TARGET: the SASS instruction names of the building blocks compiled for TARGET, counted
+sass() {
+  nvcc "${nvcc_flags[@]}" -gencode "arch=compute_$1,code=sm_$1" -cubin -o "$out/blocks_$1.cubin" \
+      "$repo/ci/sm90a_building_blocks.cu" || fail "building blocks do not compile for sm_$1"
+  cuobjdump -sass "$out/blocks_$1.cubin" | grep -oE 'HGMMA\.[0-9x]+\.F32|HMMA\.16816\.F32|LDSM\.16\.MT?88\.4|WARPGROUP\.[A-Z]+' |
+    sort | uniq -c
+}
+expect() {  # expect TARGET SASS_LISTING INSTRUCTION...: each instruction appears in the listing
+  local target=$1 listing=$2; shift 2
+  for instruction in "$@"; do
+    grep -qF " $instruction" <<< "$listing" || fail "sm_$target SASS lacks $instruction; it has: $listing"
+  done
+}
+sm90a=$(sass 90a)
+expect 90a "$sm90a" LDSM.16.M88.4 LDSM.16.MT88.4 HMMA.16816.F32 HGMMA.64x64x16.F32 HGMMA.64x128x16.F32 \
+    HGMMA.64x256x16.F32 WARPGROUP.ARRIVE WARPGROUP.DEPBAR
+for target in 90 80; do
+  listing=$(sass $target)
+  expect $target "$listing" LDSM.16.M88.4 LDSM.16.MT88.4 HMMA.16816.F32
+  ! grep -qE 'HGMMA|WARPGROUP' <<< "$listing" || fail "sm_$target SASS has wgmma instructions: $listing"
+done
+
+nvcc "${nvcc_flags[@]}" -gencode arch=compute_90a,code=sm_90a -cudart shared -o "$out/wgmma_ceiling" \
+    "$repo/benchmarks/ceilings/wgmma_ceiling.cu" || fail "wgmma_ceiling does not compile and link"
+cudart=$(LD_LIBRARY_PATH=$cuda/lib64 ldd "$out/wgmma_ceiling" | grep -o 'libcudart.so.12 => [^ ]*')
+[ "$cudart" = "libcudart.so.12 => $cuda/lib64/libcudart.so.12" ] || fail "wgmma_ceiling links '$cudart'"
+cuobjdump -sass "$out/wgmma_ceiling" | grep -q 'HGMMA.64x256x16.F32' || fail "wgmma_ceiling has no HGMMA"
+echo "sm90a check: OK (sm_90a SASS:" $sm90a "; sm_90, sm_80: mma.sync only; wgmma_ceiling linked)"

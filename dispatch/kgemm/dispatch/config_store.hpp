@@ -1,0 +1,96 @@
+#pragma once
+// The tuned configs of one device, kept as a YAML file (configs/<device-slug>.yaml): a header
+// fingerprinting the device, then one line per problem with its winning config and speeds.
+// Entries stay sorted, so a file's text depends only on its contents and diffs stay small.
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kgemm/config.hpp"
+#include "kgemm/problem.hpp"
+#include "kgemm/spaces/device_info.hpp"
+
+namespace kgemm {
+
+struct StoreHeader {
+  DeviceInfo device;
+  std::string kokkos_version, kgemm_version, date;  // date: UTC, ISO 8601
+
+  // A header for `device`, stamped with this build's Kokkos and kgemm versions and the time now.
+  static StoreHeader stamped(const DeviceInfo& device);
+
+  friend bool operator==(const StoreHeader& a, const StoreHeader& b) {
+    return a.device == b.device && a.kokkos_version == b.kokkos_version && a.kgemm_version == b.kgemm_version &&
+           a.date == b.date;
+  }
+};
+
+struct TunedEntry {
+  Problem problem;
+  Config config;                            // the winner
+  double gflops = 0, default_gflops = 0;    // the winner's speed and the space default's
+  int candidates = 0;                       // configs measured
+
+  friend bool operator==(const TunedEntry& a, const TunedEntry& b) {
+    return a.problem == b.problem && a.config == b.config && a.gflops == b.gflops &&
+           a.default_gflops == b.default_gflops && a.candidates == b.candidates;
+  }
+};
+
+// A store that cannot be read or written. what() is "kgemm: <path>: <what is wrong, where>".
+class StoreError : public std::runtime_error {
+ public:
+  StoreError(const std::string& path, const std::string& what);
+};
+
+// Why `entry` cannot be stored (empty when it can): an invalid or empty shape, a malformed
+// config, a measurement that is not finite or not positive (the default's may be 0: it failed).
+std::string why_bad(const TunedEntry& entry);
+
+// The order entries are kept and written in: kernel, dtype, a/b order, batch, m, n, k.
+struct StoreOrder {
+  bool operator()(const Problem& x, const Problem& y) const;
+};
+
+class ConfigStore {
+ public:
+  StoreHeader header;
+
+  // Throws StoreError naming what is wrong and where: yaml-cpp's line and column for syntax
+  // errors, the entry and key for a missing or bad field. Unknown keys are ignored (newer files).
+  // An entry is bad when a field does not parse, its config is malformed (why_malformed), its
+  // problem is invalid (why_invalid), a measurement is not finite or not positive, or it
+  // repeats an earlier entry's problem. With `refused`, bad entries are left out and their
+  // messages appended there instead (readers keep every good shape); the header must be good.
+  static ConfigStore load(const std::string& path, std::vector<std::string>* refused = nullptr);
+  // Replaces `path` atomically (an exclusively created temp file beside it, then rename),
+  // creating its directory. Throws StoreError on failure, leaving any previous file as it was.
+  void save(const std::string& path) const;
+  // The store in `path` for `device`, loaded strictly (every entry must load: a writer that
+  // dropped one would lose it), or an empty one with `device`'s header when there is no file.
+  // Throws StoreError when the file is another device's or bad.
+  static ConfigStore open(const std::string& path, const DeviceInfo& device);
+  // Read-merge-write under an exclusive lock on `<path>.lock`: reads the file as it is now
+  // (other writers may have added entries since this process last read it), applies `change`,
+  // saves, and returns the store written. Concurrent writers thus end with the union of their
+  // entries. The file is opened as open() does; throws StoreError when that fails.
+  static ConfigStore update(const std::string& path, const DeviceInfo& device,
+                            const std::function<void(ConfigStore&)>& change);
+
+  const TunedEntry* exact(const Problem& problem) const;
+  // Among the entries of the same kernel, dtype and orders that `accept` takes (all when empty),
+  // the closest in shape: least sum of |log(x/y)| over m, n, k and batch; nullptr when none.
+  // An exact entry is at distance 0.
+  const TunedEntry* nearest(const Problem& problem,
+                            const std::function<bool(const TunedEntry&)>& accept = {}) const;
+  // Adds the entry, replacing the one with an equal problem. Throws std::invalid_argument, and
+  // keeps the store as it was, when the entry is bad (why_bad): a store never holds one.
+  void put(const TunedEntry& entry);
+  const std::vector<TunedEntry>& entries() const { return entries_; }
+
+ private:
+  std::vector<TunedEntry> entries_;  // sorted by StoreOrder, one per problem
+};
+
+}  // namespace kgemm

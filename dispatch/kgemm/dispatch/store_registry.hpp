@@ -1,0 +1,79 @@
+#pragma once
+// Where each execution space's tuned configs come from, and the choice among them: a device's
+// store is found and read once per process, and each problem's config is decided once, so a
+// dispatch after the first costs a map lookup.
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kgemm/dtype.hpp"
+#include "kgemm/dispatch/config_store.hpp"
+
+namespace kgemm {
+
+// Where stores are looked for, first to last: the directories of $KGEMM_CONFIG_PATH
+// (colon-separated), the user's data directory ($XDG_DATA_HOME/kgemm, else
+// ~/.local/share/kgemm), <program's prefix>/share/kgemm/configs (an installed program's prefix;
+// in a build tree, a link to the source tree's configs/), and the install prefix's
+// share/kgemm/configs.
+std::vector<std::string> store_search_path();
+// The user's data directory (empty when neither $XDG_DATA_HOME nor $HOME is set).
+std::string user_store_directory();
+
+// The store file for `device`: $KGEMM_CONFIG_FILE when set (whatever its name), else the first
+// existing <dir>/<device_slug>.yaml over store_search_path(); empty when there is none.
+std::string find_store_file(const DeviceInfo& device);
+
+// Where autotune writes `device`'s store unless told: the store find_store_file names when it
+// may be written, else (no store yet) the program's or install prefix's configs directory when
+// writable, else the user's data directory (an installed, read-only prefix).
+std::string writable_store_file(const DeviceInfo& device);
+
+// One device's tuned configs and the config each problem got.
+class TunedConfigs {
+ public:
+  // Why `config` cannot run `problem` on the device (empty when it can).
+  using Check = std::function<std::string(const Problem&, const Config&)>;
+
+  // Reads the store find_store_file names. A missing, malformed or other device's file is
+  // reported in one line on stderr and ignored; no file in the search path is the untuned case,
+  // and silent.
+  explicit TunedConfigs(const DeviceInfo& device);
+
+  // The config that runs when no entry can; asked for only when a problem is first seen.
+  using Fallback = std::function<Config()>;
+
+  // The exact entry's config, else the nearest shape's, else `fallback()`, for a call
+  // accumulating in `accum`. Entries that `check` rejects are never used, and warned about once.
+  // Choices are remembered per accumulation: what is legal differs (tensor cores: fp32 only).
+  Config select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check);
+
+ private:
+  struct Order {
+    bool operator()(const std::pair<Accum, Problem>& x, const std::pair<Accum, Problem>& y) const {
+      return x.first != y.first ? x.first < y.first : StoreOrder()(x.second, y.second);
+    }
+  };
+  std::string path_;
+  std::optional<ConfigStore> store_;
+  std::mutex mutex_;
+  std::map<std::pair<Accum, Problem>, Config, Order> chosen_;
+  std::set<std::pair<Accum, Problem>, Order> rejected_;  // entries whose config is illegal here
+  std::set<Problem, StoreOrder> warned_;                  // entries already reported
+};
+
+// The tuned configs of the space named `space` (ExecSpace::name()); `device` describes it when
+// they are first loaded.
+std::shared_ptr<TunedConfigs> tuned_configs(const std::string& space, const std::function<DeviceInfo()>& device);
+
+// Forgets every loaded store, so the next dispatch finds and reads them again (tests change
+// $KGEMM_CONFIG_FILE between cases).
+void reload_config_stores();
+
+}  // namespace kgemm

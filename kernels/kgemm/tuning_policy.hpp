@@ -1,0 +1,73 @@
+#pragma once
+// What to run on each execution space: the default config per dtype, where the tuner's climbs
+// start, the value lists it searches and which configs are worth measuring. Legality is not
+// decided here (why_malformed, why_illegal): these are choices among legal configs.
+#include <Kokkos_Core.hpp>
+#include <vector>
+
+#include "kgemm/config.hpp"
+#include "kgemm/dtype.hpp"
+#include "kgemm/spaces/tensor_core_tile.hpp"
+
+namespace kgemm {
+
+// Value lists of the runtime parameters the tuner searches; (tm, tn) come from the compiled variants.
+struct ParamRanges {
+  std::vector<int> mb, nb, kb, team;
+  std::vector<int> ks;      // K splits
+  std::vector<int> bb;      // products per team
+  std::vector<int> slab_buffers;  // 0 for the space's own
+};
+
+// Host spaces: teams of one or two threads, each walking many micro-tiles.
+template <class ExecSpace>
+struct TuningPolicy {
+  static Config default_config(DType = DType::F32) { return {64, 64, 256, 8, 8, 1}; }
+  // Where the tuner's climb may start (the best of them): the default alone suffices here.
+  static std::vector<Config> seed_configs(DType dtype) { return {default_config(dtype)}; }
+  // No split K and one product per team: two or so threads find enough blocks in every shape.
+  static ParamRanges ranges() {
+    return {{16, 32, 64, 128}, {16, 32, 64, 128, 256}, {32, 64, 128, 256}, {1, 2}, {1}, {1}, {0}};
+  }
+  // Two threads per team only pay when each has several micro-tiles of its own.
+  static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
+};
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct TuningPolicy<Kokkos::Cuda> {
+  // The configs that won most often in the H100 store: fp32 8x8 micro-tiles on 128 x 64
+  // blocks, fp16 tensor cores with one 64 x 32 warp tile per warp (on GPUs that run kgemm's
+  // tensor-core fragments; older ones take the fp32 default for fp16 too).
+  static bool fp16_on_tensor_cores(DType dtype) { return dtype == DType::F16 && TensorCores<Kokkos::Cuda>::on_device(); }
+  static Config default_config(DType dtype = DType::F32) {
+    return fp16_on_tensor_cores(dtype) ? Config{128, 64, 32, 64, 32, 128, true} : Config{128, 64, 16, 8, 8, 128};
+  }
+  // Climbs start from the best of these: blocks for large, medium and small M (batch-1 layers
+  // have M = 49 ... 12544). Climbing from the default alone kept 128-row blocks on M = 49
+  // configs that 32-row blocks beat 1.2 - 2.5x (H100).
+  static std::vector<Config> seed_configs(DType dtype) {
+    const Config small_m{32, 64, 32, 4, 4, 128};
+    if (fp16_on_tensor_cores(dtype)) return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m};
+    return {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
+  }
+  static ParamRanges ranges() {
+    // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs
+    // (8-row and 8-column ones are for 8 x 8 products: search_space.hpp);
+    // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
+    // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM; up to
+    // 32 splits: a split costs a partial block and a share of a separate sum kernel.
+    // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks: +10 %
+    // over 32-deep ones on the H100, half the barriers per K).
+    // Several products per team give batches of small products blocks of 64 - 256 threads.
+    // Three or four slab buffers keep more copies in flight than two (0: the default).
+    return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},
+            {1, 2, 4, 8, 16, 32}, {1, 2, 4, 8, 16, 32}, {0, 3, 4}};
+  }
+  // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
+  // stay in registers.
+  static bool worth_trying(const Config& c) { return c.threads_per_product() == c.micro_tiles() * c.threads_per_tile(); }
+};
+#endif
+
+}  // namespace kgemm

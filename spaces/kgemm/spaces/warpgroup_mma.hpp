@@ -1,0 +1,138 @@
+#pragma once
+// Hopper's warpgroup MMA (`wgmma`, PTX ISA 8.0, sm_90a only) as plain CUDA device functions (no
+// Kokkos): four consecutive warps, starting at a warp index divisible by 4, multiply a 64 x 16
+// fp16 slice of A by a 16 x N slice of B, both read by the tensor cores straight from shared
+// memory through 64-bit matrix descriptors, into a 64 x N fp32 accumulator held in registers
+// (N / 2 floats a thread). The instructions are asynchronous: `fence` orders register and
+// shared-memory accesses before them, `commit` closes a group of them, `wait<n>` blocks until at
+// most n groups are still in flight.
+//
+// Operands are K-major (A: row i holds A(i, k) over k; B: row j holds B(k, j) over k, i.e. B
+// column-major), in tiles of 64 k (128 bytes a row) with the 128-byte swizzle: the 16-byte chunk
+// c of row r sits at chunk c ^ (r % 8), so that eight rows of one chunk column fill all banks.
+// A tile starts 1024-byte aligned (the swizzle repeats every 8 rows); rows of 8-row groups
+// follow each other (group stride 1024 bytes).
+//
+// The instructions exist only where device code is compiled for sm_90a (`-gencode
+// arch=compute_90a,code=sm_90a`, which defines __CUDA_ARCH_FEAT_SM90_ALL); then KGEMM_WGMMA is
+// defined. Every other pass, the host's and plain sm_90's included, sees only the layout helpers.
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define KGEMM_WGMMA_HOST_DEVICE __host__ __device__
+#else
+#define KGEMM_WGMMA_HOST_DEVICE
+#endif
+
+namespace kgemm {
+namespace wgmma {
+
+constexpr int kTileK = 64;              // fp16 elements in one 128-byte swizzled row
+constexpr int kInstructionK = 16;       // k of one wgmma.m64nNk16
+constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 bytes: the swizzle's period
+
+// Offset in elements of (row, k) in a K-major tile of rows of kTileK fp16, 128-byte swizzle.
+KGEMM_WGMMA_HOST_DEVICE constexpr int swizzled_offset(int row, int k) {
+  return row * kTileK + (((k / 8) ^ (row % 8)) * 8) + k % 8;
+}
+
+// The shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") of a K-major
+// 128-byte-swizzled operand starting at `shared_address` (a 32-bit shared-window address, 16-byte
+// aligned; the tile it is in 1024-byte aligned). Bits 0-13: address / 16; 16-29: leading byte
+// offset / 16 (unused by swizzled K-major layouts, 1 by convention); 32-45: stride byte offset
+// / 16 (from one 8-row group to the next); 49-51: base offset (0: the tile is aligned); 62-63:
+// swizzle mode (1: 128 bytes).
+KGEMM_WGMMA_HOST_DEVICE constexpr std::uint64_t descriptor_k_major_sw128(unsigned shared_address) {
+  return (std::uint64_t((shared_address & 0x3FFFF) >> 4)) | (std::uint64_t(1) << 16) |
+         (std::uint64_t(kSwizzleAtomBytes >> 4) << 32) | (std::uint64_t(1) << 62);
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define KGEMM_WGMMA 1
+
+// Orders this thread's earlier register and shared-memory accesses before the warpgroup's next
+// wgmma (needed before the first one, and after the accumulators were touched by other code).
+__device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ inline void commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int InFlight>
+__device__ inline void wait_group() {
+  static_assert(InFlight >= 0 && InFlight <= 7, "wgmma.wait_group takes 0..7");
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(InFlight) : "memory");
+}
+
+// Shared memory written with ordinary stores must be made visible to the tensor cores (the async
+// proxy) by each writing thread before the barrier that precedes the wgmma reading it.
+__device__ inline void fence_shared_for_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Keeps the compiler from moving the accumulators' reads or writes across a wgmma boundary:
+// call on the accumulators before fence() and after wait_group() (between fence() and the
+// wgmma it would count as a write of theirs, which serializes the wgmma: ptxas warning C7515).
+template <int Count>
+__device__ inline void pin_accumulators(float (&d)[Count]) {
+#pragma unroll
+  for (int i = 0; i < Count; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#define KGEMM_WGMMA_REGS_0_15 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+#define KGEMM_WGMMA_REGS_16_31 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define KGEMM_WGMMA_REGS_32_47 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
+#define KGEMM_WGMMA_REGS_48_63 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define KGEMM_WGMMA_REGS_64_79 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"
+#define KGEMM_WGMMA_REGS_80_95 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define KGEMM_WGMMA_REGS_96_111 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111"
+#define KGEMM_WGMMA_REGS_112_127 \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define KGEMM_WGMMA_REGS_32 KGEMM_WGMMA_REGS_0_15 ", " KGEMM_WGMMA_REGS_16_31
+#define KGEMM_WGMMA_REGS_64 KGEMM_WGMMA_REGS_32 ", " KGEMM_WGMMA_REGS_32_47 ", " KGEMM_WGMMA_REGS_48_63
+#define KGEMM_WGMMA_REGS_128                                                                                    \
+  KGEMM_WGMMA_REGS_64 ", " KGEMM_WGMMA_REGS_64_79 ", " KGEMM_WGMMA_REGS_80_95 ", " KGEMM_WGMMA_REGS_96_111 ", " \
+      KGEMM_WGMMA_REGS_112_127
+#define KGEMM_WGMMA_D8(i)                                                                                  \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
+      "+f"(d[i + 7])
+#define KGEMM_WGMMA_D32(i) KGEMM_WGMMA_D8(i), KGEMM_WGMMA_D8(i + 8), KGEMM_WGMMA_D8(i + 16), KGEMM_WGMMA_D8(i + 24)
+// One wgmma.mma_async m64nNk16, f32 += f16 * f16, both operands K-major from descriptors; the
+// scale-d predicate (operand SCALE) chooses D = A B + D or D = A B.
+#define KGEMM_WGMMA_M64K16_F32_F16(N, REGS, DESC_A, DESC_B, SCALE, ...)                                    \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE ", 0;\n"                                         \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" REGS "}, %" DESC_A ", %" DESC_B \
+               ", p, 1, 1, 0, 0;\n}\n"                                                                      \
+               : __VA_ARGS__                                                                                \
+               : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)))
+
+// d (64 x N, this thread's N / 2 values) = A (64 x 16 at desc_a) * B (16 x N at desc_b)
+// [+ d if accumulate]. Thread t of the warpgroup holds, for each 8-column group j, d[4j], d[4j+1]
+// at row 16 (t / 32) + (t % 32) / 4, columns 8j + 2 (t % 4) + {0, 1}, and d[4j+2], d[4j+3] eight
+// rows below (PTX ISA, "Register Fragments for wgmma .m64nNk16").
+template <int N>
+__device__ inline void mma_async(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles here are 64 x 64, 64 x 128 or 64 x 256");
+  if constexpr (N == 64)
+    KGEMM_WGMMA_M64K16_F32_F16(64, KGEMM_WGMMA_REGS_32, "32", "33", "34", KGEMM_WGMMA_D32(0));
+  else if constexpr (N == 128)
+    KGEMM_WGMMA_M64K16_F32_F16(128, KGEMM_WGMMA_REGS_64, "64", "65", "66", KGEMM_WGMMA_D32(0), KGEMM_WGMMA_D32(32));
+  else
+    KGEMM_WGMMA_M64K16_F32_F16(256, KGEMM_WGMMA_REGS_128, "128", "129", "130", KGEMM_WGMMA_D32(0), KGEMM_WGMMA_D32(32),
+                               KGEMM_WGMMA_D32(64), KGEMM_WGMMA_D32(96));
+}
+
+#undef KGEMM_WGMMA_M64K16_F32_F16
+#undef KGEMM_WGMMA_D32
+#undef KGEMM_WGMMA_D8
+#undef KGEMM_WGMMA_REGS_128
+#undef KGEMM_WGMMA_REGS_64
+#undef KGEMM_WGMMA_REGS_32
+#undef KGEMM_WGMMA_REGS_112_127
+#undef KGEMM_WGMMA_REGS_96_111
+#undef KGEMM_WGMMA_REGS_80_95
+#undef KGEMM_WGMMA_REGS_64_79
+#undef KGEMM_WGMMA_REGS_48_63
+#undef KGEMM_WGMMA_REGS_32_47
+#undef KGEMM_WGMMA_REGS_16_31
+#undef KGEMM_WGMMA_REGS_0_15
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+}  // namespace wgmma
+}  // namespace kgemm
+
+#undef KGEMM_WGMMA_HOST_DEVICE

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Hostile command lines and environments for autotune and kgemm-run: each must end with exit
+# status 1 and a message naming what is wrong (never a signal, a hang, a silent success or a
+# store that loses or gains bad entries); two autotune runs on one store must end with the
+# union of their entries.
+# Usage: tools_bad_input.sh <autotune binary> <kgemm-run binary> <space>
+set -euo pipefail
+autotune=$1 run=$2 space=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+store=$dir/store.yaml
+failures=0
+
+# refused <fragment> <command...>: exit status 1 and the fragment in stderr.
+refused() {
+  local fragment=$1 status=0
+  shift
+  timeout 120 "$@" > "$dir/out" 2> "$dir/err" || status=$?
+  if [ "$status" != 1 ] || ! grep -qF -- "$fragment" "$dir/err"; then
+    echo "FAIL: $* -> exit $status (want 1 with '$fragment'); stderr:"
+    sed 's/^/  /' "$dir/err" | head -n 5
+    failures=$((failures + 1))
+  fi
+}
+tune=("$autotune" --space "$space" --reps 2 --out "$store")
+
+refused "option --batch: '0' is not an integer from 1" "${tune[@]}" --shape 8x8x8 --batch 0
+refused "option --batch: '-3'" "${tune[@]}" --shape 8x8x8 --batch -3
+refused "option --reps: '0' is not an integer from 1" "$autotune" --space "$space" --out "$store" --shape 8x8x8 --reps 0
+refused "option --reps: '-1'" "$autotune" --space "$space" --out "$store" --shape 8x8x8 --reps -1
+refused "option --image: '0'" "${tune[@]}" --image 0
+refused "need image 32 to 1048576" "${tune[@]}" --image 16
+refused "times batch 1431655766 exceeds" "${tune[@]}" --shape 3x1x1 --batch 1431655766
+refused "'99999999999' is not an integer from 1" "${tune[@]}" --shape 99999999999x1x1
+refused "need exactly three extents" "${tune[@]}" --shape 3x1x1x5
+refused "need exactly three extents" "${tune[@]}" --shape 3x1
+refused "'0' is not an integer from 1" "${tune[@]}" --shape 0x4x4
+for budget in nan inf 0 0.5 1e10 -3 0s nans 30m; do
+  refused "bad budget '$budget'" "${tune[@]}" --shape 8x8x8 --budget "$budget"
+done
+refused "option --resume takes no value" "${tune[@]}" --shape 8x8x8 --resume=yes
+refused "option --reps is given 2 times" "${tune[@]}" --shape 8x8x8 --reps 3
+[ ! -e "$store" ] || { echo "FAIL: a refused run wrote $store"; failures=$((failures + 1)); }
+
+refused "option --reps: '0'" "$run" --space "$space" --reps 0
+refused "option --batch: '0'" "$run" --space "$space" --batch 0
+refused "'mb64_nb64_kb32_tm0_tn4_team16' is not a config string: 'tm0': tm must be 1 to 64" \
+  "$run" --space "$space" --config mb64_nb64_kb32_tm0_tn4_team16
+refused "'mb99999999999': mb must be 1 to 4096" "$run" --space "$space" --config mb99999999999_nb64_kb32_tm4_tn4_team16
+refused "kb must be 1 to 4096" "$run" --space "$space" --config mb64_nb64_kb2147483647_tm4_tn4_team16
+refused "kb must be 1 to 4096" "$run" --space "$space" --config mb64_nb64_kb536870912_tm4_tn4_team16
+
+# A store path that is a directory or a FIFO: the library warns and runs on its defaults.
+mkfifo "$dir/fifo.yaml"
+for file in "$dir" "$dir/fifo.yaml"; do
+  status=0
+  KGEMM_CONFIG_FILE=$file timeout 120 "$run" --space "$space" --model resnet18 --image 32 --reps 1 \
+    > "$dir/out" 2> "$dir/err" || status=$?
+  if [ "$status" != 0 ] || ! grep -q "not a regular file" "$dir/err" || ! grep -q "geometric mean" "$dir/out"; then
+    echo "FAIL: KGEMM_CONFIG_FILE=$file -> exit $status; stderr:"; head -n 5 "$dir/err"; failures=$((failures + 1))
+  fi
+done
+
+# Two runs on one store at once: the file ends with the entries of both.
+"${tune[@]}" --budget 3 --shape 13x17x19,29x31x37 > "$dir/a.log" 2>&1 &
+first=$!
+"${tune[@]}" --budget 3 --shape 7x9x11,21x23x25,5x6x7 > "$dir/b.log" 2>&1 || { echo "FAIL: second concurrent run"; cat "$dir/b.log"; failures=$((failures + 1)); }
+wait "$first" || { echo "FAIL: first concurrent run"; cat "$dir/a.log"; failures=$((failures + 1)); }
+entries=$(grep -c 'kernel:' "$store" || true)
+[ "$entries" = 5 ] || { echo "FAIL: concurrent runs left $entries entries, want 5"; cat "$store"; failures=$((failures + 1)); }
+ls "$dir" | grep -q '\.tmp\.' && { echo "FAIL: a temporary store file was left behind"; failures=$((failures + 1)); }
+
+# A store with a bad entry: autotune refuses to touch it (rewriting would drop the entry)...
+cp "$store" "$dir/good.yaml"
+sed -i '0,/gflops: [0-9.e+-]*/s//gflops: inf/' "$store"
+cp "$store" "$dir/spoiled.yaml"
+refused "is not a finite number > 0" "${tune[@]}" --shape 8x8x8
+cmp -s "$store" "$dir/spoiled.yaml" || { echo "FAIL: autotune rewrote a store it refused"; failures=$((failures + 1)); }
+# ...and --resume re-tunes an entry whose config cannot run here.
+cp "$dir/good.yaml" "$store"
+sed -i '0,/config: [a-z0-9_]*/s//config: mb64_nb64_kb32_tm4_tn4_team65536/' "$store"
+"${tune[@]}" --budget 3 --shape 13x17x19,29x31x37,7x9x11,21x23x25,5x6x7 --resume > "$dir/resume.log" 2> "$dir/resume.err"
+grep -q "cannot run here" "$dir/resume.err" || { echo "FAIL: --resume kept an illegal entry"; cat "$dir/resume.err"; failures=$((failures + 1)); }
+grep -q "team65536" "$store" && { echo "FAIL: the illegal entry is still stored"; failures=$((failures + 1)); }
+[ "$(grep -c 'kernel:' "$store")" = 5 ] || { echo "FAIL: --resume changed the entry count"; failures=$((failures + 1)); }
+
+[ "$failures" = 0 ] || { echo "$failures bad-input checks failed ($space)"; exit 1; }
+echo "bad-input and concurrent-store checks passed ($space)"

@@ -1,0 +1,296 @@
+// autotune: searches tile and team sizes per GEMM shape on one execution space and keeps the
+// winners in the device's YAML store, which kgemm's dispatch reads from then on.
+#include <Kokkos_Core.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "kgemm/spaces/device_info.hpp"
+#include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/tuner/catalogue.hpp"
+#include "kgemm/tuner/cli.hpp"
+#include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/tuner/measurement_cache.hpp"
+#include "kgemm/tuner/problem_bench.hpp"
+#include "kgemm/tuner/search_space.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
+
+namespace {
+
+const char* kHelp = R"(usage: autotune [options]
+Finds the fastest correct kernel config for each GEMM shape on one execution space and writes
+them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
+  --space NAME        serial | openmp | cuda                        (default: )" KGEMM_DEFAULT_SPACE R"()
+  --shapes MODEL      resnet18 | resnet34 | resnet50: the im2col GEMMs of the model (default: resnet50)
+  --shape MxNxK       one shape instead of a model (repeatable, or comma-separated)
+  --image N           input image side for --shapes                 (default: 224)
+  --batch LIST        batch sizes, e.g. 1,128                       (default: 1)
+                      GEMM: M = batch*H*W. With --batched: batch products of M = H*W
+  --dtype LIST        fp32,fp16                                     (default: fp32)
+  --batched           tune batched products (each its own A and B)
+  --shared-b          with --batched: one B shared by the batch (a convolution's weights)
+  --strategy NAME     exhaustive | random | climb                   (default: climb)
+                      climb: hill climbing from the best of the space's seed configs
+                      (the default first; each split along K where its grid leaves the
+                      device idle) and of the store's config for the shape, over configs
+                      one parameter step away, restarting at random from each local optimum
+  --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
+  --out FILE          store to update (default: the device's store in the search path when
+                      writable, else share/kgemm/configs beside the program when writable,
+                      else $XDG_DATA_HOME/kgemm, which starts as a copy of a read-only store)
+  --resume            skip shapes the store already has
+  --reps N            timed repetitions per candidate, median          (default: 7)
+  --seed N            seed of the inputs and the random strategies     (default: 1)
+  --cache FILE        also append every measurement to FILE (tab-separated)
+  --replay FILE       take measurements from such a cache instead of running kernels
+  --help
+Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
+fully written and match an fp64 reference on sampled rows; wrong configs never win.
+The store is rewritten atomically after every shape: Ctrl-C loses at most the current one.
+)";
+
+struct Request {
+  kgemm::Problem problem;
+  std::string layer;
+};
+
+std::vector<Request> requests(const kgemm::CommandLine& cli) {
+  const bool batched = cli.has("batched"), shared_b = cli.has("shared-b");
+  if (shared_b && !batched) throw std::invalid_argument("--shared-b applies to --batched only");
+  std::vector<Request> out;
+  for (const std::string& dtype : cli.get_list("dtype", "fp32"))
+    for (int batch : cli.get_count_list("batch", "1")) {
+      std::vector<kgemm::LayerShape> layers;
+      if (cli.has("shape")) {
+        for (const std::string& text : cli.get_list("shape", ""))
+          layers.push_back(kgemm::parse_shape(text, batched ? 1 : batch));
+      } else {
+        layers = kgemm::resnet_gemm_shapes(cli.get("shapes", "resnet50"), cli.get_count("image", 224), batched ? 1 : batch);
+      }
+      for (const auto& s : layers) {
+        Request r;
+        r.layer = s.layer;
+        r.problem.kernel = !batched ? kgemm::Kernel::Gemm : shared_b ? kgemm::Kernel::SharedB : kgemm::Kernel::Batched;
+        r.problem.dtype = kgemm::parse_dtype(dtype);
+        r.problem.m = s.m, r.problem.n = s.n, r.problem.k = s.k;
+        r.problem.batch = batched ? batch : 1;
+        if (const std::string why = kgemm::why_invalid(r.problem); !why.empty())
+          throw std::invalid_argument(r.layer + " at batch " + std::to_string(batch) + ": " + why);
+        out.push_back(r);
+      }
+    }
+  return out;
+}
+
+// The store autotune extends unless --out names one. When the store in use is read-only (an
+// installed prefix), a new one in the user's data directory starts as a copy of it: that
+// directory comes first in the search path, and dispatch must not lose the installed entries.
+std::string default_store_path(const kgemm::DeviceInfo& device) {
+  const std::string found = kgemm::find_store_file(device), path = kgemm::writable_store_file(device);
+  if (!found.empty() && path != found && access(path.c_str(), F_OK) != 0) {
+    const kgemm::ConfigStore installed = kgemm::ConfigStore::open(found, device);
+    kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& copy) {
+      for (const kgemm::TunedEntry& entry : installed.entries()) copy.put(entry);
+    });
+    std::fprintf(stderr, "autotune: %s is read-only; starting %s from its %zu entries\n", found.c_str(), path.c_str(),
+                 installed.entries().size());
+  }
+  return path;
+}
+
+std::string format_significant(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+std::string clock_text(double seconds) {
+  char text[32];
+  const int s = int(seconds + 0.5);
+  std::snprintf(text, sizeof text, "%d:%02d", s / 60, s % 60);
+  return text;
+}
+
+class ProgressLine {
+ public:
+  ProgressLine(int index, int total, const std::string& title, double default_gflops, const kgemm::Budget& budget)
+      : index_(index), total_(total), title_(title), default_gflops_(default_gflops), budget_(budget),
+        tty_(isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
+
+  void operator()(const kgemm::SearchOutcome& so_far, std::size_t candidates) {
+    const int done = int(so_far.log.size());
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    int planned = int(candidates);
+    if (budget_.evaluations > 0 && budget_.evaluations < planned) planned = budget_.evaluations;
+    double left = elapsed / done * (planned - done);
+    if (budget_.seconds > 0 && budget_.seconds - elapsed < left) left = budget_.seconds - elapsed;
+    if (!tty_ && done != planned && done % 10 != 0) return;
+    std::fprintf(stderr, "%s[%d/%d] %s  %d/%d candidates (%d wrong)  best %.1f GFLOP/s (default %.1f)  ETA %s%s",
+                 tty_ ? "\r\033[K" : "", index_, total_, title_.c_str(), done, planned, so_far.rejected(),
+                 so_far.best_gflops, default_gflops_, clock_text(left > 0 ? left : 0).c_str(), tty_ ? "" : "\n");
+  }
+  void finish() const {
+    if (tty_) std::fputc('\n', stderr);
+  }
+
+ private:
+  int index_, total_;
+  std::string title_;
+  double default_gflops_;
+  kgemm::Budget budget_;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+struct Row {
+  Request request;
+  kgemm::TunedEntry entry;
+  bool skipped = false;
+};
+
+void print_table(const std::vector<Row>& rows) {
+  std::printf("\n%-28s %-26s %9s %9s %8s %5s  %s\n", "layer", "problem", "default", "tuned", "speedup", "tried",
+              "config");
+  double log_sum = 0;
+  int counted = 0;
+  for (const Row& r : rows) {
+    const auto& e = r.entry;
+    const double speedup = e.default_gflops > 0 ? e.gflops / e.default_gflops : 0;
+    std::printf("%-28s %-26s %9.1f %9.1f %7.2fx %5d  %s%s\n", r.request.layer.c_str(),
+                kgemm::to_string(e.problem).c_str(), e.default_gflops, e.gflops, speedup, e.candidates,
+                kgemm::to_string(e.config).c_str(), r.skipped ? "  (from store)" : "");
+    if (speedup > 0) log_sum += std::log(speedup), ++counted;
+  }
+  if (counted > 0)
+    std::printf("geometric-mean speed-up of tuned over default: %.2fx over %d shapes (GFLOP/s = 2*M*N*K*batch / time)\n",
+                std::exp(log_sum / counted), counted);
+}
+
+template <class Scalar, class ExecSpace>
+kgemm::Evaluate evaluator(const ExecSpace& space, const kgemm::Problem& problem, const kgemm::CommandLine& cli,
+                          std::unique_ptr<kgemm::ProblemBench<ExecSpace, Scalar>>& bench) {
+  kgemm::TimingPolicy timing;
+  timing.reps = cli.get_count("reps", 7);
+  bench = std::make_unique<kgemm::ProblemBench<ExecSpace, Scalar>>(space, problem, cli.get_int("seed", 1), timing);
+  auto* b = bench.get();
+  return [b](const kgemm::Config& c) { return b->measure(c); };
+}
+
+template <class ExecSpace>
+void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
+  const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
+  const std::string path = cli.has("out") ? cli.get("out", "") : default_store_path(device);
+  // Read before anything is tuned: a foreign or bad store stops the run before time is spent.
+  kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
+  const kgemm::Strategy strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
+  const kgemm::Budget budget = kgemm::parse_budget(cli.get("budget", "40"));
+  const std::string cache = cli.get("cache", "");
+  std::map<std::string, std::vector<kgemm::Evaluated>> replay;
+  if (cli.has("replay")) replay = kgemm::load_measurements(cli.get("replay", ""));
+
+  std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
+              kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
+  const std::vector<Request> todo = requests(cli);
+  std::vector<Row> rows;
+  int index = 0;
+  for (const Request& request : todo) {
+    ++index;
+    const kgemm::Problem& problem = request.problem;
+    const std::string key = kgemm::to_string(problem);
+    if (cli.has("resume") && store.exact(problem)) {
+      const std::string why = kgemm::why_illegal<ExecSpace>(problem, store.exact(problem)->config);
+      if (why.empty()) {
+        std::fprintf(stderr, "[%d/%d] %s: already in the store, skipped (--resume)\n", index, int(todo.size()), key.c_str());
+        rows.push_back({request, *store.exact(problem), true});
+        continue;
+      }
+      std::fprintf(stderr, "[%d/%d] %s: the stored config cannot run here (%s); tuning it again\n", index,
+                   int(todo.size()), key.c_str(), why.c_str());
+    }
+    std::unique_ptr<kgemm::ProblemBench<ExecSpace, float>> bench32;
+    std::unique_ptr<kgemm::ProblemBench<ExecSpace, kgemm::half>> bench16;
+    kgemm::Evaluate measure;
+    if (cli.has("replay")) {
+      const auto& recorded = replay[key];
+      measure = [&recorded](const kgemm::Config& c) {
+        for (const auto& e : recorded)
+          if (e.config == c) return e.measurement;
+        return kgemm::Measurement{false, 0, "not in the replay cache"};
+      };
+    } else if (problem.dtype == kgemm::DType::F32) {
+      measure = evaluator<float>(space, problem, cli, bench32);
+    } else {
+      measure = evaluator<kgemm::half>(space, problem, cli, bench16);
+    }
+    kgemm::Evaluate recorded_measure = measure;
+    if (!cache.empty())
+      recorded_measure = [&](const kgemm::Config& c) {
+        const kgemm::Measurement m = measure(c);
+        kgemm::append_measurement(cache, problem, {c, m});
+        return m;
+      };
+
+    const kgemm::Config fallback = kgemm::TuningPolicy<ExecSpace>::default_config(problem.dtype);
+    const kgemm::Measurement baseline = recorded_measure(fallback);
+    // The default is usually a candidate too (climb may start there): reuse its measurement.
+    const kgemm::Evaluate measure_once = [&](const kgemm::Config& c) {
+      return c == fallback ? baseline : recorded_measure(c);
+    };
+    const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
+    ProgressLine progress(index, int(todo.size()), key, baseline.gflops, budget);
+    const kgemm::TunedEntry* known = store.exact(problem);
+    if (known && !kgemm::why_illegal<ExecSpace>(problem, known->config).empty()) known = nullptr;
+    const std::vector<kgemm::Config> starts =
+        kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &known->config : nullptr);
+    const kgemm::SearchOutcome outcome =
+        kgemm::search(candidates, starts, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
+    progress.finish();
+
+    kgemm::TunedEntry entry;
+    entry.problem = problem;
+    entry.candidates = int(outcome.log.size());
+    // Four significant digits: short, diff-friendly lines, and a tiny problem's speed stays non-zero.
+    auto rounded = [](double gflops) { return std::stod(format_significant(gflops)); };
+    entry.default_gflops = baseline.correct ? rounded(baseline.gflops) : 0;
+    const bool default_wins = baseline.correct && baseline.gflops >= outcome.best_gflops;
+    entry.config = default_wins ? fallback : outcome.best;
+    entry.gflops = rounded(default_wins ? baseline.gflops : outcome.best_gflops);
+    if (!baseline.correct && outcome.best_gflops <= 0) {
+      std::fprintf(stderr, "[%d/%d] %s: no correct config found; nothing stored\n", index, int(todo.size()), key.c_str());
+      continue;
+    }
+    // Merged into the file as it is now: other autotune runs on the same store keep their entries.
+    store = kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& latest) { latest.put(entry); });
+    rows.push_back({request, entry, false});
+  }
+  print_table(rows);
+  std::printf("store: %s (%zu entries)\n", path.c_str(), store.entries().size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    kgemm::CommandLine cli(argc, argv,
+                           {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
+                            "seed", "cache", "replay"},
+                           {"batched", "shared-b", "resume", "help"});
+    if (cli.has("help")) {
+      std::cout << kHelp;
+      return 0;
+    }
+    kgemm::pin_openmp_threads_unless_set();
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) { tune(space, cli); });
+  } catch (const std::exception& e) {
+    std::cerr << "autotune: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
