@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace kgemm::fuzz {
@@ -41,6 +43,31 @@ inline void require(bool holds, const std::string& property, const std::string& 
 // message can carry).
 inline bool names(const char* message, const std::string& text) {
   return std::string(message).find(text.substr(0, text.find('\0'))) != std::string::npos;
+}
+
+// The parser of a text form that names what it refuses and prints canonically: `parse(text)`
+// either gives a value or throws std::invalid_argument quoting the text (anything else escaping
+// is a crash); a value prints (`print`) as a text that parses back to the same value, and
+// printing that is a fixed point. Returns the value, or nothing when the text was refused.
+template <class Parse, class Print>
+auto parses_canonically(Parse parse, Print print, const std::string& text) -> std::optional<decltype(parse(text))> {
+  decltype(parse(text)) value;
+  try {
+    value = parse(text);
+  } catch (const std::invalid_argument& e) {
+    require(names(e.what(), text), std::string("the refusal quotes the text: ") + e.what(), text);
+    return std::nullopt;
+  }
+  const std::string printed = print(value);
+  decltype(parse(text)) again;
+  try {
+    again = parse(printed);
+  } catch (const std::exception& e) {
+    property_failed("the printed form '" + printed + "' parses: " + e.what(), text);
+  }
+  require(again == value, "the printed form '" + printed + "' parses to the same value", text);
+  require(print(again) == printed, "printing is a fixed point ('" + printed + "')", text);
+  return value;
 }
 
 }  // namespace kgemm::fuzz
