@@ -25,6 +25,7 @@ using kgemm::fuzz::require;
 
 namespace {
 
+// autotune's options and flags (tools/autotune.cpp).
 const std::set<std::string> kOptions = {"space", "shapes", "shape", "image", "batch", "dtype", "strategy",
                                         "budget", "out", "reps", "seed", "cache", "replay"};
 const std::set<std::string> kFlags = {"batched", "shared-b", "resume", "help"};
@@ -36,8 +37,8 @@ kgemm::CommandLine parse(std::vector<std::string> args) {
   return kgemm::CommandLine(int(args.size()), argv.data(), kOptions, kFlags);
 }
 
-// The number `text` states, read as a long double by strtold (leading spaces and a sign
-// allowed, like the stream the parser uses); false when the text is not entirely one number.
+// The number `text` states, read as a long double by strtold (independently of the parser under
+// test; leading spaces and a sign allowed); false when the text is not entirely one number.
 bool stated(const std::string& text, long double& value) {
   if (text.empty() || text.find('\0') != std::string::npos) return false;
   char* end = nullptr;

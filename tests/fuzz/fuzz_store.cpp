@@ -9,12 +9,11 @@
 //   offsets, finite non-negative speeds, a config that prints and parses back to itself and
 //   whose block holds micro-tiles (sizes defined, at least 1);
 // - save then load gives the same header and entries, and saving that again the same text.
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
