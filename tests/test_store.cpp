@@ -255,7 +255,8 @@ TEST(StoreFile, SyntaxErrorNamesLineAndColumn) {
 
 // The path, in the file, of kTunedShape's entry ("entries[2]").
 std::string tuned_shape_entry() {
-  const auto& entries = sample_store().entries();
+  const ConfigStore store = sample_store();
+  const auto& entries = store.entries();
   const auto at =
       std::find_if(entries.begin(), entries.end(), [](const TunedEntry& e) { return e.problem == kTunedShape; });
   return "entries[" + std::to_string(at - entries.begin()) + "]";
