@@ -321,6 +321,18 @@ TEST(StoreFile, LenientLoadLeavesOutOnlyTheBadEntries) {
   EXPECT_EQ(store.exact(kTunedShape), nullptr);
 }
 
+// A value that is not UTF-8 would come back changed from a save (the emitter replaces its bytes).
+TEST(StoreFile, TextThatIsNotUtf8IsRefused) {
+  const std::string good = saved_text(sample_store());
+  for (const std::string& bad : {std::string("\xff\x01"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80")}) {
+    const std::string message = load_error(text_after_replacing(good, "kokkos: ", "kokkos: x" + bad));
+    EXPECT_NE(message.find("kokkos is not UTF-8 text"), std::string::npos) << message;
+  }
+  TempDir dir;
+  write_text(dir.file("accented.yaml"), text_after_replacing(good, "kokkos: ", "kokkos: \xc3\xa9"));
+  EXPECT_EQ(ConfigStore::load(dir.file("accented.yaml")).header.kokkos_version.substr(0, 2), "\xc3\xa9");
+}
+
 TEST(StoreFile, OnlyRegularFilesAreRead) {
   TempDir dir;
   const std::string fifo = dir.file("fifo.yaml");
