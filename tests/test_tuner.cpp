@@ -113,8 +113,8 @@ class SabotagedBench : public ProblemBench<Space, float> {
  public:
   SabotagedBench(const Space& space, const Problem& p, const Config& broken)
       : ProblemBench<Space, float>(space, p, 99), broken_(broken) {}
-  void run(const Config& config) const override {
-    ProblemBench<Space, float>::run(config);
+  void run(const Config& config, float alpha, float beta) const override {
+    ProblemBench<Space, float>::run(config, alpha, beta);
     if (config != broken_) return;
     const auto C = this->output();
     const int b = int(C.extent(0)) - 1, m = int(C.extent(1)) - 1, n = int(C.extent(2)) - 1;

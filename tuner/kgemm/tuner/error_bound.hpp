@@ -1,0 +1,57 @@
+#pragma once
+// How far a correct kernel's C = alpha op(A) op(B) + beta C0 may be from the exact result, per
+// element, from the inputs alone: the bound the tuner's check and the kernel tests hold every
+// element to. A kernel that drops one k term, a slab, or a block's partial result leaves errors
+// of the size of one product |a_ik b_kj| or more, far above it on long K.
+#include <cmath>
+
+#include "kgemm/dtype.hpp"
+
+namespace kgemm {
+
+// One rounding to a format: relative error at most `unit` (the unit roundoff) for normal
+// results, absolute error at most `underflow` (half the subnormal spacing) below them.
+struct Rounding {
+  double unit, underflow;
+};
+
+inline Rounding rounding_of(DType format) {
+  return format == DType::F32 ? Rounding{0x1p-24, 0x1p-150} : Rounding{0x1p-11, 0x1p-25};
+}
+
+// What the kernels sum products in: fp32, unless fp16 data asked for fp16 accumulation.
+inline DType accumulation_format(DType data, Accum accum) {
+  return data == DType::F16 && accum == Accum::F16 ? DType::F16 : DType::F32;
+}
+
+// c in |acc - sum_k a_ik b_kj| <= c k u sum_k |a_ik b_kj|. Recursive summation of k products in
+// any order and tree shape stays within gamma_k = k u / (1 - k u) of sum |a b| (Higham,
+// "Accuracy and Stability of Numerical Algorithms", 3.1), product roundings included; c = 2
+// covers gamma's second-order term while k u <= 1/2, split K's extra additions of partial
+// blocks (at most one per slab, fewer than k) and accumulators that truncate instead of
+// rounding (tensor cores' fp32 accumulation: up to 2u per addition). Measured errors are far
+// below it (of order sqrt(k) u), but a looser c would let a dropped k term through: on
+// 49x512x4608 in fp32 the bound is about 0.6 per element, while one term |a b| is up to 1.
+constexpr double kAccumulationErrorFactor = 2.0;
+
+// The bound for one element of C, computed by a kernel with `k`-long sums in `accumulation`,
+// epilogue (alpha, beta) in fp32, stored in `output`.
+struct ErrorBound {
+  DType output;
+  DType accumulation;
+  int k;
+
+  // exact: alpha sum_k a_ik b_kj + beta c0_ij in fp64; magnitude: sum_k |a_ik b_kj|;
+  // beta_c0: beta c0_ij (0 when beta is 0).
+  double operator()(double exact, double magnitude, double alpha, double beta_c0) const {
+    const Rounding acc = rounding_of(accumulation), f32 = rounding_of(DType::F32), out = rounding_of(output);
+    const double sum_error = kAccumulationErrorFactor * k * acc.unit * magnitude + k * acc.underflow;
+    // value = alpha * acc, then + beta * c0: two fp32 roundings of at most |alpha acc| + |beta c0|.
+    const double scaled = std::abs(alpha) * (magnitude + sum_error) + std::abs(beta_c0);
+    const double epilogue_error = std::abs(alpha) * sum_error + 2 * (f32.unit * scaled + f32.underflow);
+    // Stored in C's format: one more rounding of the computed value.
+    return epilogue_error + out.unit * (std::abs(exact) + epilogue_error) + out.underflow;
+  }
+};
+
+}  // namespace kgemm
