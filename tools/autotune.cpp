@@ -49,6 +49,10 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --seed N            seed of the inputs and the random strategies     (default: 1)
   --cache FILE        also append every measurement to FILE (tab-separated)
   --replay FILE       take measurements from such a cache instead of running kernels
+  --verify-store FILE instead of tuning: run every entry of the store FILE on its problem on
+                      this device (random inputs from --seed; alpha 1, beta 0, then alpha -1.5,
+                      beta 0.5), check it as tuning does and report each entry's verdict; exit
+                      status 1 when any entry fails or cannot run here
   --help
 Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
 fully written and every element (every 7th row on large problems) within an error bound
@@ -274,13 +278,57 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   std::printf("store: %s (%zu entries)\n", path.c_str(), store.entries().size());
 }
 
+// Why `entry`'s config does not compute its problem right here (empty when it does): checked as
+// tuning checks (problem_bench.hpp), with alpha = 1, beta = 0 as tuned and with both in play.
+template <class Scalar, class ExecSpace>
+std::string wrong_entry(const ExecSpace& space, const kgemm::TunedEntry& entry, std::uint64_t seed) {
+  const kgemm::ProblemBench<ExecSpace, Scalar> bench(space, entry.problem, seed);
+  const float scalars[][2] = {{1.0f, 0.0f}, {-1.5f, 0.5f}};
+  for (const auto& alpha_beta : scalars) {
+    const std::string why = bench.wrong_result(entry.config, alpha_beta[0], alpha_beta[1]);
+    if (!why.empty())
+      return "wrong with alpha " + format_significant(alpha_beta[0]) + ", beta " + format_significant(alpha_beta[1]) +
+             ": " + why;
+  }
+  return "";
+}
+
+// autotune --verify-store: every entry of `store` run on this device, one line each; false when
+// any cannot run here or computes its problem wrong.
+template <class ExecSpace>
+bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const std::string& path, std::uint64_t seed) {
+  const std::size_t count = store.entries().size();
+  std::printf("verify-store: %s: %zu entries tuned on %s, checked on %s\n", path.c_str(), count,
+              kgemm::to_string(store.header.device).c_str(), kgemm::to_string(kgemm::device_info<ExecSpace>()).c_str());
+  int index = 0, failed = 0;
+  for (const kgemm::TunedEntry& entry : store.entries()) {
+    std::string why = kgemm::why_illegal<ExecSpace>(entry.problem, entry.config);
+    try {
+      if (!why.empty())
+        why = "cannot run here: " + why;
+      else if (entry.problem.dtype == kgemm::DType::F32)
+        why = wrong_entry<float>(space, entry, seed);
+      else
+        why = wrong_entry<kgemm::half>(space, entry, seed);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    failed += !why.empty();
+    std::printf("[%d/%zu] %s %s: %s\n", ++index, count, kgemm::to_string(entry.problem).c_str(),
+                kgemm::to_string(entry.config).c_str(), why.empty() ? "ok" : ("FAILED, " + why).c_str());
+    std::fflush(stdout);
+  }
+  std::printf("verify-store: %d of %zu entries failed\n", failed, count);
+  return failed == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     kgemm::CommandLine cli(argc, argv,
                            {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
-                            "seed", "cache", "replay"},
+                            "seed", "cache", "replay", "verify-store"},
                            {"batched", "shared-b", "resume", "help"});
     if (cli.has("help")) {
       std::cout << kHelp;
@@ -288,6 +336,14 @@ int main(int argc, char** argv) {
     }
     kgemm::pin_openmp_threads_unless_set();
     Kokkos::ScopeGuard kokkos(argc, argv);
+    if (cli.has("verify-store")) {
+      const std::string path = cli.get("verify-store", "");
+      const kgemm::ConfigStore store = kgemm::ConfigStore::load(path);
+      bool passed = false;
+      kgemm::with_space(store.header.device.space,
+                        [&](auto space) { passed = verify_store(space, store, path, cli.get_int("seed", 1)); });
+      return passed ? 0 : 1;
+    }
     kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) { tune(space, cli); });
   } catch (const std::exception& e) {
     std::cerr << "autotune: " << e.what() << "\n";
