@@ -193,6 +193,51 @@ KGEMM_CASE_TEST(GemmTest, TransposesLayoutsAlphaBeta) {
     }
 }
 
+// Every kernel family in every operand order with alpha and beta: each compiled micro-tile
+// (one per team, several per thread), a multi-thread team, split K, batched products (own B and
+// a shared one) and several products per team where the space's teams have the threads, tensor
+// cores where the case has them; K over several slabs with a remainder, odd extents.
+KGEMM_CASE_TEST(GemmTest, EveryOrderAlphaBetaEveryKernelFamily) {
+  using Space = typename TypeParam::ExecSpace;
+  const int team = small_team<Space>(), odd_kb = kTiledALayout<Space> == SlabLayout::RowMajor ? 12 : 5;
+  struct Family {
+    Config config;
+    bool batched, shared_b;
+  };
+  std::vector<Family> families;
+  for (auto [tm, tn] : micro_tiles()) {
+    families.push_back({{tm, tn, 8, tm, tn, 1}, false, false});
+    families.push_back({{2 * tm, 3 * tn, odd_kb, tm, tn, 1}, false, false});
+  }
+  const auto [tm, tn] = micro_tiles()[1];
+  families.push_back({{2 * tm, 2 * tn, 16, tm, tn, team}, false, false});
+  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, false, 3}, false, false});
+  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, false, 3}, true, false});
+  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team}, true, false});
+  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team}, true, true});
+  if (team_size_max<Space>() >= 2) {
+    families.push_back({{4, 4, 8, 4, 4, 2, false, 1, 2}, true, false});
+    families.push_back({{4, 4, 8, 4, 4, 2, false, 1, 2}, true, true});
+  }
+  if (has_tensor_cores<TypeParam>()) {
+    const auto [wm, wn] = warp_tiles().front();
+    families.push_back({{2 * wm, wn, 16, wm, wn, 64, true}, false, false});
+    families.push_back({{2 * wm, wn, 16, wm, wn, 64, true, 3}, false, false});
+    families.push_back({{wm, wn, 16, wm, wn, 64, true, 1, 2}, true, true});
+  }
+  for (const Family& family : families)
+    for (Op op_a : {Op::N, Op::T})
+      for (Op op_b : {Op::N, Op::T}) {
+        GemmCheck g;
+        g.batched = family.batched, g.shared_b = family.shared_b, g.batch = family.batched ? 5 : 1;
+        g.m = 13, g.n = 11, g.k = 45, g.op_a = op_a, g.op_b = op_b, g.config = family.config;
+        g.alpha = 1.5f, g.beta = -0.5f;
+        run_check<TypeParam>(g);
+        g.alpha = -0.75f, g.beta = 0.0f;
+        run_check<TypeParam, Kokkos::LayoutLeft>(g);
+      }
+}
+
 // C a window of a wider matrix, its first column 1, 2 or 4 elements in and rows padded to 8:
 // row starts aligned to one, two or four elements, so results are stored element by element,
 // in pairs or in runs of four, and nothing either side of the window is touched (the last run

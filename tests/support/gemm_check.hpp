@@ -42,7 +42,8 @@ struct GemmCheck {
   }
 };
 
-// Stated tolerances on the relative Frobenius error and on max|C - ref| / max|ref|.
+// Stated tolerances on the relative Frobenius error and on max|C - ref| / max|ref|; besides,
+// every element must be within the error bound derived from its inputs (error_bound.hpp).
 // fp32: accumulation rounding, far under 1e-5. fp16 data with fp32 accumulation: the inputs
 // are exact, so only the final rounding to fp16 (2^-11) remains. fp16 accumulation: every
 // partial sum rounds to fp16, an error that grows like sqrt(K).
@@ -116,8 +117,12 @@ Errors run_check(const GemmCheck& g) {
   space.fence();
   const Tolerance tol = tolerance_for<T, Case::accum>(g.k);
   const auto hC_wide = host_copy(wide_C);
-  const Errors e = compare(as_matrix(Kokkos::subview(hC_wide, all, all, window)), batch_ab, ref, tol.magnitude_floor);
+  const ErrorBound bound{dtype_of<T>(), accumulation_format(dtype_of<T>(), Case::accum), g.k};
+  const Errors e =
+      compare(as_matrix(Kokkos::subview(hC_wide, all, all, window)), batch_ab, ref, bound, tol.magnitude_floor);
   EXPECT_TRUE(e.finite) << "non-finite output: an element was not written";
+  EXPECT_EQ(e.beyond_bound, 0u) << "elements off by more than their error bound, the worst by " << e.worst_bound_ratio
+                                << " times it";
   EXPECT_LE(e.frobenius, tol.frobenius);
   EXPECT_LE(e.max_rel, tol.max_rel);
   // Columns either side of the window are not C's: they keep their values (NaN stays NaN).
