@@ -52,7 +52,7 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --verify-store FILE instead of tuning: run every entry of the store FILE on its problem on
                       this device (random inputs from --seed; alpha 1, beta 0, then alpha -1.5,
                       beta 0.5), check it as tuning does and report each entry's verdict; exit
-                      status 1 when any entry fails or cannot run here
+                      status 1 when any entry fails, cannot run here or is refused on load
   --help
 Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
 fully written and every element (every 7th row on large problems) within an error bound
@@ -293,14 +293,17 @@ std::string wrong_entry(const ExecSpace& space, const kgemm::TunedEntry& entry, 
   return "";
 }
 
-// autotune --verify-store: every entry of `store` run on this device, one line each; false when
-// any cannot run here or computes its problem wrong.
+// autotune --verify-store: every entry of `store` run on this device, one line each, after the
+// entries the store's loader `refused`; false when any was refused, cannot run here or computes
+// its problem wrong.
 template <class ExecSpace>
-bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const std::string& path, std::uint64_t seed) {
-  const std::size_t count = store.entries().size();
+bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const std::vector<std::string>& refused,
+                  const std::string& path, std::uint64_t seed) {
+  const std::size_t count = store.entries().size() + refused.size();
   std::printf("verify-store: %s: %zu entries tuned on %s, checked on %s\n", path.c_str(), count,
               kgemm::to_string(store.header.device).c_str(), kgemm::to_string(kgemm::device_info<ExecSpace>()).c_str());
-  int index = 0, failed = 0;
+  std::size_t index = 0, failed = refused.size();
+  for (const std::string& why : refused) std::printf("[%zu/%zu] FAILED, refused on load: %s\n", ++index, count, why.c_str());
   for (const kgemm::TunedEntry& entry : store.entries()) {
     std::string why = kgemm::why_illegal<ExecSpace>(entry.problem, entry.config);
     try {
@@ -314,11 +317,11 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
       why = e.what();
     }
     failed += !why.empty();
-    std::printf("[%d/%zu] %s %s: %s\n", ++index, count, kgemm::to_string(entry.problem).c_str(),
+    std::printf("[%zu/%zu] %s %s: %s\n", ++index, count, kgemm::to_string(entry.problem).c_str(),
                 kgemm::to_string(entry.config).c_str(), why.empty() ? "ok" : ("FAILED, " + why).c_str());
     std::fflush(stdout);
   }
-  std::printf("verify-store: %d of %zu entries failed\n", failed, count);
+  std::printf("verify-store: %zu of %zu entries failed\n", failed, count);
   return failed == 0;
 }
 
@@ -338,10 +341,11 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     if (cli.has("verify-store")) {
       const std::string path = cli.get("verify-store", "");
-      const kgemm::ConfigStore store = kgemm::ConfigStore::load(path);
+      std::vector<std::string> refused;
+      const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
       bool passed = false;
       kgemm::with_space(store.header.device.space,
-                        [&](auto space) { passed = verify_store(space, store, path, cli.get_int("seed", 1)); });
+                        [&](auto space) { passed = verify_store(space, store, refused, path, cli.get_int("seed", 1)); });
       return passed ? 0 : 1;
     }
     kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) { tune(space, cli); });
