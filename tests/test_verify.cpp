@@ -159,8 +159,8 @@ TEST(PlantedFaults, AreRefusedOnLongKLayersCheckedEverywhere) {
   });
 }
 
-// With a budget below the problem, only every seventh row and the last are checked; the faults
-// confined to one block are still seen.
+// With a budget below the problem, only every seventh row and column and the last are checked;
+// the faults confined to one block are still seen.
 TEST(PlantedFaults, AreRefusedOnLongKLayersCheckedOnSampledRows) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
@@ -169,24 +169,30 @@ TEST(PlantedFaults, AreRefusedOnLongKLayersCheckedOnSampledRows) {
   });
 }
 
-// Sampled rows: every 8-row block of every product holds one, and the last row of each is checked.
-TEST(CheckedRows, SampledRowsMeetEveryBlockOfEveryProduct) {
+// Sampled elements: every 8 x 8 block of every product holds one, and the last row and column
+// of each are checked.
+TEST(CheckedElements, SampledOnesMeetEveryBlockOfEveryProduct) {
   Problem p;
-  p.kernel = Kernel::Batched, p.m = 61, p.n = 5, p.k = 3, p.batch = 3;
-  const ProblemBench<Kokkos::DefaultHostExecutionSpace, float> sampled(Kokkos::DefaultHostExecutionSpace(), p, 1, {},
-                                                                        CheckPolicy{0});
+  p.kernel = Kernel::Batched, p.m = 61, p.n = 37, p.k = 3, p.batch = 3;
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const ProblemBench<Host, float> sampled(Host(), p, 1, {}, CheckPolicy{0});
   const std::set<int> rows(sampled.checked_rows().begin(), sampled.checked_rows().end());
+  const std::set<int> cols(sampled.checked_cols().begin(), sampled.checked_cols().end());
+  const auto meets = [](const std::set<int>& checked, int first, int end) {
+    return checked.lower_bound(first) != checked.lower_bound(end);
+  };
+  EXPECT_TRUE(cols.count(p.n - 1));
+  for (int first = 0; first < p.n; first += 8) EXPECT_TRUE(meets(cols, first, first + 8)) << "columns " << first << "+";
   for (int b = 0; b < p.batch; ++b) {
     EXPECT_TRUE(rows.count(b * p.m + p.m - 1)) << "product " << b;
-    for (int first = 0; first < p.m; first += 8) {
-      bool met = false;
-      for (int i = first; i < std::min(first + 8, p.m); ++i) met = met || rows.count(b * p.m + i);
-      EXPECT_TRUE(met) << "product " << b << " rows " << first << "+";
-    }
+    for (int first = 0; first < p.m; first += 8)
+      EXPECT_TRUE(meets(rows, b * p.m + first, b * p.m + std::min(first + 8, p.m))) << "product " << b << " rows " << first << "+";
   }
-  EXPECT_LT(rows.size(), std::size_t(p.batch * p.m) / 5);
-  const ProblemBench<Kokkos::DefaultHostExecutionSpace, float> full(Kokkos::DefaultHostExecutionSpace(), p, 1);
+  EXPECT_LE(rows.size(), std::size_t(p.batch * (p.m / kCheckedStride + 2)));
+  EXPECT_LE(cols.size(), std::size_t(p.n / kCheckedStride + 2));
+  const ProblemBench<Host, float> full(Host(), p, 1);
   EXPECT_EQ(full.checked_rows().size(), std::size_t(p.batch * p.m));
+  EXPECT_EQ(full.checked_cols().size(), std::size_t(p.n));
 }
 
 // Every kernel kind in every operand order passes the check with alpha and beta, with the

@@ -55,8 +55,8 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
                       status 1 when any entry fails, cannot run here or is refused on load
   --help
 Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
-fully written and every element (every 7th row on large problems) within an error bound
-derived from its inputs of the fp64 result; wrong configs never win.
+fully written and every element (every 7th row and column on large problems) within an error
+bound derived from its inputs of the fp64 result; wrong configs never win.
 The store is rewritten atomically after every shape: Ctrl-C loses at most the current one.
 )";
 

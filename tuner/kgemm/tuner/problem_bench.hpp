@@ -6,8 +6,9 @@
 // The check: C is poisoned with NaN first (or, with beta != 0, filled with random C0) and every
 // element must come back finite; then every checked element must be within the error bound
 // derived from its inputs (error_bound.hpp) of the fp64 result, computed on the host once per
-// problem. Every element is checked on problems up to CheckPolicy::full_check_macs, sampled
-// rows beyond (ProblemBench::pick_checked_rows says why the sample still sees a wrong block).
+// problem. Every element is checked on problems up to CheckPolicy::full_check_macs, a lattice
+// of sampled rows and columns beyond (ProblemBench::pick_checked_elements says why the sample
+// still sees a wrong block).
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
@@ -33,14 +34,15 @@ struct CheckPolicy {
   // Problems of up to this many multiply-adds (batch m n k) are checked on every element: 2^28
   // covers every batch-1 ResNet layer (at most 1.2e8), whose fp64 reference takes the host
   // about as long as a few candidates' measurements (0.2 - 0.3 s per ResNet-50 layer on this
-  // repository's 2-core machine). Larger ones are checked on sampled rows.
+  // repository's 2-core machine). Larger ones are checked on sampled rows and columns.
   double full_check_macs = 0x1p28;
 };
 
-// Rows of a product from one checked row to the next on problems checked on samples: smaller
-// than the smallest block edge a space searches (8), so every block holds one, and odd, so that
-// they fall on different rows of different blocks of a power-of-two height.
-constexpr int kCheckedRowStride = 7;
+// Rows (columns) of a product from one checked row (column) to the next on problems checked on
+// samples: smaller than the smallest block edge a space searches (8), so every block holds a
+// checked element, and odd, so that they fall on different places in different blocks of a
+// power-of-two size.
+constexpr int kCheckedStride = 7;
 
 namespace detail {
 
@@ -60,15 +62,16 @@ std::size_t count_not_finite(const ExecSpace& space, const View& v) {
   return count;
 }
 
-// out(r, j) = C(b, i, j) for the r-th checked row, rows(r) = b * m + i: one copy to the host.
-template <class ExecSpace, class Matrices, class Rows, class Out>
-void gather_rows(const ExecSpace& space, const Matrices& C, const Rows& rows, const Out& out) {
-  const std::size_t m = C.extent(1), n = C.extent(2);
+// out(r, c) = C(b, i, cols(c)) for the r-th checked row, rows(r) = b * m + i: one copy to the host.
+template <class ExecSpace, class Matrices, class Indices, class Out>
+void gather_checked(const ExecSpace& space, const Matrices& C, const Indices& rows, const Indices& cols,
+                    const Out& out) {
+  const std::size_t m = C.extent(1), count = cols.extent(0);
   Kokkos::parallel_for(
-      "kgemm::gather_checked_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, rows.extent(0) * n),
+      "kgemm::gather_checked", Kokkos::RangePolicy<ExecSpace>(space, 0, rows.extent(0) * count),
       KOKKOS_LAMBDA(std::size_t index) {
-        const std::size_t r = index / n, j = index % n, row = std::size_t(rows(r));
-        out(r, j) = float(C(row / m, row % m, j));
+        const std::size_t r = index / count, c = index % count, row = std::size_t(rows(r));
+        out(r, c) = float(C(row / m, row % m, cols(c)));
       });
 }
 
@@ -94,7 +97,7 @@ class ProblemBench {
         bound_{problem.dtype, DType::F32, problem.k} {
     fill_uniform(A_, seed_a_);
     fill_uniform(B_, seed_b_);
-    pick_checked_rows(check);
+    pick_checked_elements(check);
     compute_reference();
   }
 
@@ -149,8 +152,9 @@ class ProblemBench {
     return m;
   }
 
-  // The rows of C the check compares, as b * m + i.
+  // The check compares C(b, i, j) for every row b * m + i and column j listed here.
   const std::vector<int>& checked_rows() const { return rows_; }
+  const std::vector<int>& checked_cols() const { return cols_; }
 
  protected:
   const Matrices& output() const { return C_; }
@@ -178,41 +182,43 @@ class ProblemBench {
     return double(float(Scalar(uniform_from_hash(seed, index))));
   }
 
-  // Every row when the problem is small enough, else per product every kCheckedRowStride-th
-  // row and the last. Why the sample catches a wrong block: every config the tuner tries cuts C
-  // into blocks at least 8 rows high (the spaces' smallest listed edge), so every block of
-  // every product holds a checked row, compared across all N columns: a block that is not
-  // computed, computed from a skipped or stale slab or split partial, or written in another
-  // block's place (two blocks swapped) is wrong on that row. The stride is odd and block
-  // heights are powers of two, so the checked rows fall on different row offsets in different
-  // blocks of a column of blocks (on every offset where the column has 7 blocks or more): a
-  // micro-tile placed wrong in every block is seen too. Faults common to all elements (a
-  // dropped k term, a skipped slab everywhere) show on every checked element. What the sample
-  // can miss: a fault confined to unchecked rows of one block.
-  void pick_checked_rows(const CheckPolicy& check) {
-    const bool every_row = double(problem_.batch) * problem_.m * problem_.n * problem_.k <= check.full_check_macs;
-    const int stride = every_row ? 1 : kCheckedRowStride;
-    for (int b = 0; b < problem_.batch; ++b) {
-      for (int i = 0; i < problem_.m; i += stride) rows_.push_back(b * problem_.m + i);
-      if ((problem_.m - 1) % stride != 0) rows_.push_back(b * problem_.m + problem_.m - 1);
-    }
+  // Every element when the problem is small enough; else per product every kCheckedStride-th
+  // row and the last, in every kCheckedStride-th column and the last. Why the sample catches a
+  // wrong block: every config the tuner tries cuts C into blocks at least 8 x 8 (the spaces'
+  // smallest listed edge), so every block of every product holds checked elements: a block that
+  // is not computed, computed from a skipped or stale slab or split partial, or written in
+  // another block's place (two blocks swapped) is wrong there. The stride is odd and block
+  // edges are powers of two, so the checked elements fall on different places in different
+  // blocks (on every place of a block where C has 7 blocks or more each way): a micro-tile
+  // placed wrong in every block is seen too. Faults common to all elements (a dropped k term,
+  // a skipped slab everywhere) show on every checked element. What the sample can miss: a
+  // fault confined to unchecked elements of one block. It costs 1/49 of the full reference.
+  void pick_checked_elements(const CheckPolicy& check) {
+    const bool every_element = double(problem_.batch) * problem_.m * problem_.n * problem_.k <= check.full_check_macs;
+    const int stride = every_element ? 1 : kCheckedStride;
+    const auto sample = [stride](int extent, int offset, std::vector<int>& into) {
+      for (int i = 0; i < extent; i += stride) into.push_back(offset + i);
+      if ((extent - 1) % stride != 0) into.push_back(offset + extent - 1);
+    };
+    for (int b = 0; b < problem_.batch; ++b) sample(problem_.m, b * problem_.m, rows_);
+    sample(problem_.n, 0, cols_);
   }
 
   // Per checked element, sum_k a_ik b_kj and sum_k |a_ik b_kj| in fp64, product by product (a
   // batch's products may each have their own B), rows in parallel on the host.
   void compute_reference() {
-    const int m = problem_.m, n = problem_.n, k = problem_.k;
+    const int m = problem_.m, k = problem_.k, n = int(cols_.size());
     sums_.assign(rows_.size() * n, 0.0);
     magnitudes_.assign(sums_.size(), 0.0);
     using Host = Kokkos::DefaultHostExecutionSpace;
-    std::vector<double> b_values(std::size_t(k) * n);  // op(B) of the current product, row-major
+    std::vector<double> b_values(std::size_t(k) * n);  // checked columns of op(B) of the current product
     for (std::size_t first = 0; first < rows_.size();) {
       const int batch = rows_[first] / m;
       std::size_t last = first;
       while (last < rows_.size() && rows_[last] / m == batch) ++last;
       if (first == 0 || B_.extent(0) > 1)
         Kokkos::parallel_for("kgemm::reference_b", Kokkos::RangePolicy<Host>(0, k), [&](int kk) {
-          for (int j = 0; j < n; ++j) b_values[std::size_t(kk) * n + j] = input_b(batch, kk, j);
+          for (int c = 0; c < n; ++c) b_values[std::size_t(kk) * n + c] = input_b(batch, kk, cols_[c]);
         });
       Kokkos::parallel_for("kgemm::reference_rows", Kokkos::RangePolicy<Host>(int(first), int(last)), [&](int r) {
         const int i = rows_[r] % m;
@@ -221,9 +227,9 @@ class ProblemBench {
         for (int kk = 0; kk < k; ++kk) {
           const double a = input_a(batch, i, kk), abs_a = std::abs(a);
           const double* b_row = &b_values[std::size_t(kk) * n];
-          for (int j = 0; j < n; ++j) {
-            sum[j] += a * b_row[j];
-            magnitude[j] += abs_a * std::abs(b_row[j]);
+          for (int c = 0; c < n; ++c) {
+            sum[c] += a * b_row[c];
+            magnitude[c] += abs_a * std::abs(b_row[c]);
           }
         }
       });
@@ -238,27 +244,29 @@ class ProblemBench {
     const std::size_t not_finite = detail::count_not_finite(space_, C_);
     if (not_finite > 0) return std::to_string(not_finite) + " output elements not written or not finite";
 
-    const int m = problem_.m, n = problem_.n;
-    Kokkos::View<int*, Memory> rows("checked rows", rows_.size());
-    Kokkos::deep_copy(rows, Kokkos::View<const int*, Kokkos::HostSpace>(rows_.data(), rows_.size()));
+    const int m = problem_.m, n = int(cols_.size());
+    using Indices = Kokkos::View<const int*, Kokkos::HostSpace>;
+    const auto rows = Kokkos::create_mirror_view_and_copy(Memory(), Indices(rows_.data(), rows_.size()));
+    const auto cols = Kokkos::create_mirror_view_and_copy(Memory(), Indices(cols_.data(), cols_.size()));
     Kokkos::View<float**, Kokkos::LayoutRight, Memory> values("checked values", rows_.size(), n);
-    detail::gather_rows(space_, C_, rows, values);
+    detail::gather_checked(space_, C_, rows, cols, values);
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
 
     std::size_t wrong = 0, worst_r = 0;
-    int worst_j = 0;
+    int worst_c = 0;
     double worst_ratio = 0, worst_exact = 0, worst_bound = 0;
     for (std::size_t r = 0; r < rows_.size(); ++r) {
       const int b = rows_[r] / m, i = rows_[r] % m;
-      for (int j = 0; j < n; ++j) {
-        const std::size_t at = r * n + j;
-        const double beta_c0 = beta != 0.0f ? double(beta) * initial_c(b, i, j) : 0.0;
+      for (int c = 0; c < n; ++c) {
+        const std::size_t at = r * n + c;
+        const double beta_c0 = beta != 0.0f ? double(beta) * initial_c(b, i, cols_[c]) : 0.0;
         const double exact = double(alpha) * sums_[at] + beta_c0;
         const double bound = bound_(exact, magnitudes_[at], alpha, beta_c0);
-        const double error = std::abs(double(host(r, j)) - exact);
+        const double error = std::abs(double(host(r, c)) - exact);
         if (error <= bound) continue;
         ++wrong;
-        if (!(error / bound <= worst_ratio)) worst_ratio = error / bound, worst_r = r, worst_j = j, worst_exact = exact, worst_bound = bound;
+        if (!(error / bound <= worst_ratio))
+          worst_ratio = error / bound, worst_r = r, worst_c = c, worst_exact = exact, worst_bound = bound;
       }
     }
     if (wrong == 0) return "";
@@ -266,8 +274,8 @@ class ProblemBench {
     std::snprintf(text, sizeof text,
                   "C(%d,%d,%d) = %.9g off by %.3g from the fp64 result %.9g, %.3g times its error bound %.3g "
                   "(alpha %g, beta %g); %zu of %zu checked elements out of bounds",
-                  rows_[worst_r] / m, rows_[worst_r] % m, worst_j, double(host(worst_r, worst_j)),
-                  std::abs(double(host(worst_r, worst_j)) - worst_exact), worst_exact, worst_ratio, worst_bound,
+                  rows_[worst_r] / m, rows_[worst_r] % m, cols_[worst_c], double(host(worst_r, worst_c)),
+                  std::abs(double(host(worst_r, worst_c)) - worst_exact), worst_exact, worst_ratio, worst_bound,
                   double(alpha), double(beta), wrong, rows_.size() * std::size_t(n));
     return text;
   }
@@ -280,7 +288,7 @@ class ProblemBench {
   Matrices B_;
   Matrices C_;
   ErrorBound bound_;  // the tuner measures fp32 accumulation (Options' default)
-  std::vector<int> rows_;
+  std::vector<int> rows_, cols_;             // checked: rows as b * m + i, columns
   std::vector<double> sums_, magnitudes_;  // per checked element: sum_k a b and sum_k |a b|
 };
 
