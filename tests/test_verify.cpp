@@ -1,7 +1,7 @@
 // The tuner's check against kernels with planted faults: a correct kernel's output corrupted
 // the way a real bug would leave it (a dropped k term, a skipped K slab, two blocks swapped, a
 // stale split-K partial), on the long-K ResNet layers where a loose tolerance lets small faults
-// through; every element checked and, on a problem too large for that, sampled rows only. Also
+// through; every element checked and, as on a problem too large for that, sampled ones only. Also
 // every problem kind and operand order passes with alpha and beta in play, and the error bound
 // itself on hand-made cases.
 #include <gtest/gtest.h>
@@ -36,7 +36,8 @@ std::string to_string(Fault fault) {
 constexpr int kBlockRows = 16, kBlockCols = 64, kSlab = 32, kSplits = 4;
 
 struct Block {
-  int row, col;  // first row and column
+  int row, col;    // first row and column
+  int rows, cols;  // extents (cut at C's edges)
 };
 
 // A correct kernel whose output is then corrupted as `fault` would leave it, in C's own
@@ -74,8 +75,8 @@ class FaultyKernelBench : public ProblemBench<Space, Scalar> {
 
   template <class HostC, class F>
   void add_to_block(const HostC& C, Block block, F&& delta) const {
-    for (int i = block.row; i < std::min(block.row + kBlockRows, problem_.m); ++i)
-      for (int j = block.col; j < std::min(block.col + kBlockCols, problem_.n); ++j)
+    for (int i = block.row; i < std::min(block.row + block.rows, problem_.m); ++i)
+      for (int j = block.col; j < std::min(block.col + block.cols, problem_.n); ++j)
         C(0, i, j) = Scalar(float(C(0, i, j)) + float(delta(i, j)));
   }
 
@@ -84,13 +85,11 @@ class FaultyKernelBench : public ProblemBench<Space, Scalar> {
     const int k = problem_.k;
     // Faults confined to one block hit the second block of the second block row: inside C on
     // the long-K layers, away from its edges.
-    const Block hit{kBlockRows, kBlockCols}, other{0, 0};
+    const Block hit{kBlockRows, kBlockCols, kBlockRows, kBlockCols}, other{0, 0, kBlockRows, kBlockCols};
     switch (fault) {
       case Fault::None: return;
       case Fault::DroppedLastK:  // every element misses its k = K - 1 term
-        for (int i = 0; i < problem_.m; ++i)
-          for (int j = 0; j < problem_.n; ++j)
-            C(0, i, j) = Scalar(float(C(0, i, j)) - float(alpha * terms(0, i, j, k - 1, k)));
+        add_to_block(C, {0, 0, problem_.m, problem_.n}, [&](int i, int j) { return -alpha * terms(0, i, j, k - 1, k); });
         return;
       case Fault::SkippedSlab: {  // one block misses the middle slab
         const int k0 = (k / kSlab / 2) * kSlab;
@@ -161,7 +160,7 @@ TEST(PlantedFaults, AreRefusedOnLongKLayersCheckedEverywhere) {
 
 // With a budget below the problem, only every seventh row and column and the last are checked;
 // the faults confined to one block are still seen.
-TEST(PlantedFaults, AreRefusedOnLongKLayersCheckedOnSampledRows) {
+TEST(PlantedFaults, AreRefusedOnLongKLayersCheckedOnSampledElements) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
     for (const Problem& p : {long_k_layer(DType::F32, 49, 512, 4608), long_k_layer(DType::F32, 196, 256, 2304)})
