@@ -27,7 +27,7 @@ namespace {
 
 // autotune's options and flags (tools/autotune.cpp).
 const std::set<std::string> kOptions = {"space", "shapes", "shape", "image", "batch", "dtype", "strategy",
-                                        "budget", "out", "reps", "seed", "cache", "replay"};
+                                        "budget", "out", "reps", "seed", "cache", "replay", "verify-store"};
 const std::set<std::string> kFlags = {"batched", "shared-b", "resume", "help"};
 
 kgemm::CommandLine parse(std::vector<std::string> args) {
