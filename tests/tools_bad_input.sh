@@ -84,5 +84,10 @@ grep -q "cannot run here" "$dir/resume.err" || { echo "FAIL: --resume kept an il
 grep -q "team65536" "$store" && { echo "FAIL: the illegal entry is still stored"; failures=$((failures + 1)); }
 [ "$(grep -c 'kernel:' "$store")" = 5 ] || { echo "FAIL: --resume changed the entry count"; failures=$((failures + 1)); }
 
+# --verify-store checks the store on its own space; tuning options would be silently ignored.
+refused "--budget does not apply to --verify-store" "$autotune" --verify-store "$store" --budget 3
+other=serial; [ "$space" = serial ] && other=openmp
+refused "holds configs of the" "$autotune" --verify-store "$store" --space "$other"
+
 [ "$failures" = 0 ] || { echo "$failures bad-input checks failed ($space)"; exit 1; }
 echo "bad-input and concurrent-store checks passed ($space)"

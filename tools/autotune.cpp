@@ -1,6 +1,7 @@
 // autotune: searches tile and team sizes per GEMM shape on one execution space and keeps the
 // winners in the device's YAML store, which kgemm's dispatch reads from then on.
 #include <Kokkos_Core.hpp>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -343,6 +344,17 @@ int main(int argc, char** argv) {
       const std::string path = cli.get("verify-store", "");
       std::vector<std::string> refused;
       const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
+      // The store names its space; options that only steer tuning would be silently ignored.
+      for (const char* option : {"shapes", "shape", "image", "batch", "dtype", "batched", "shared-b", "strategy",
+                                 "budget", "out", "resume", "reps", "cache", "replay"})
+        if (cli.has(option)) throw std::invalid_argument(std::string("--") + option + " does not apply to --verify-store");
+      const auto lower = [](std::string text) {
+        for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        return text;
+      };
+      if (cli.has("space") && lower(cli.get("space", "")) != lower(store.header.device.space))
+        throw std::invalid_argument("--space " + cli.get("space", "") + " but " + path + " holds configs of the " +
+                                    store.header.device.space + " space");
       bool passed = false;
       kgemm::with_space(store.header.device.space,
                         [&](auto space) { passed = verify_store(space, store, refused, path, cli.get_int("seed", 1)); });
