@@ -10,12 +10,13 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdint>
-#include <random>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "kgemm.hpp"
 #include "kgemm/fill.hpp"
+#include "kgemm/tuner/hashed_reference.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/timing.hpp"
 
@@ -81,7 +82,7 @@ class ProblemBench {
         C_("C", problem.batch, problem.m, problem.n), x_("x", problem.n), row_sums_("C x", problem.batch * problem.m) {
     fill_uniform(A_, seed_a_);
     fill_uniform(B_, seed_b_);
-    pick_sample_rows(seed);
+    sample_rows_ = sample_rows(problem.batch * problem.m, 16, seed);
     prepare_checksums(seed);
   }
 
@@ -124,22 +125,16 @@ class ProblemBench {
   const Matrices& output() const { return C_; }
 
  private:
-  // Elements are regenerated on the host from the fill's hash, so checking needs no copy of
-  // A or B; only the sampled rows of C come back.
+  // Elements are regenerated on the host from the fill's hash (hashed_reference.hpp), so
+  // checking needs no copy of A or B; only the sampled rows of C come back.
   double a(int b, int i, int k) const {
-    return double(float(Scalar(uniform_from_hash(seed_a_, (std::size_t(b) * problem_.m + i) * problem_.k + k))));
+    return hashed_element<Scalar>(seed_a_, (std::size_t(b) * problem_.m + i) * problem_.k + k);
   }
   // Which of the B matrices product `batch` multiplies by (the one B where it is shared).
   int b_of(int batch) const { return B_.extent(0) > 1 ? batch : 0; }
+  std::size_t b_offset(int batch) const { return std::size_t(b_of(batch)) * problem_.k * problem_.n; }
   double b(int batch, int k, int j) const {
-    return double(float(Scalar(uniform_from_hash(seed_b_, (std::size_t(b_of(batch)) * problem_.k + k) * problem_.n + j))));
-  }
-
-  void pick_sample_rows(std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    const int rows = problem_.batch * problem_.m;
-    const int samples = rows < 16 ? rows : 16;
-    for (int s = 0; s < samples; ++s) sample_rows_.push_back(rows <= 16 ? s : s == 0 ? 0 : s == 1 ? rows - 1 : int(rng() % rows));
+    return hashed_element<Scalar>(seed_b_, b_offset(batch) + std::size_t(k) * problem_.n + j);
   }
 
   // x, and per row the expected checksum A (B x) with its error scale |A| (|B| |x|), in fp64.
@@ -190,20 +185,21 @@ class ProblemBench {
     const double tolerance = correctness_tolerance(problem_.dtype, problem_.k);
     const std::string checksum = wrong_checksum(tolerance);
     if (!checksum.empty()) return checksum;
-    for (int row : sample_rows_) {
-      const int batch = row / problem_.m, i = row % problem_.m;
-      auto device_row = Kokkos::subview(C_, batch, i, Kokkos::ALL);
-      auto host_row = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device_row);
-      for (int j = 0; j < problem_.n; ++j) {
-        double exact = 0, magnitude = 0;
-        for (int k = 0; k < problem_.k; ++k) {
-          exact += a(batch, i, k) * b(batch, k, j);
-          magnitude += std::abs(a(batch, i, k) * b(batch, k, j));
+    std::map<std::size_t, std::vector<int>> rows_by_b;  // sampled rows of A times one B
+    for (int row : sample_rows_) rows_by_b[b_offset(row / problem_.m)].push_back(row);
+    for (const auto& [offset, rows] : rows_by_b) {
+      const ProductRows reference = hashed_product_rows<Scalar>(seed_a_, rows, problem_.k, seed_b_, offset, problem_.n);
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const int batch = rows[r] / problem_.m, i = rows[r] % problem_.m;
+        auto device_row = Kokkos::subview(C_, batch, i, Kokkos::ALL);
+        auto host_row = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device_row);
+        for (int j = 0; j < problem_.n; ++j) {
+          const double exact = reference.exact[r * problem_.n + j], magnitude = reference.magnitude[r * problem_.n + j];
+          const double error = std::abs(double(float(host_row(j))) - exact) / (magnitude > 0 ? magnitude : 1);
+          if (error > tolerance)
+            return "C(" + std::to_string(batch) + "," + std::to_string(i) + "," + std::to_string(j) + ") off by " +
+                   std::to_string(error) + " relative (tolerance " + std::to_string(tolerance) + ")";
         }
-        const double error = std::abs(double(float(host_row(j))) - exact) / (magnitude > 0 ? magnitude : 1);
-        if (error > tolerance)
-          return "C(" + std::to_string(batch) + "," + std::to_string(i) + "," + std::to_string(j) + ") off by " +
-                 std::to_string(error) + " relative (tolerance " + std::to_string(tolerance) + ")";
       }
     }
     return "";
