@@ -150,10 +150,14 @@ if [ $want_cuda -eq 1 ]; then
   # CUDA 13 in /usr/local/cuda cannot build Kokkos 3.4: put Debian's CUDA 11.8 (/usr/bin/nvcc)
   # first, with g++-11 as the host compiler nvcc_wrapper hands to it.
   export PATH=/usr/bin:$PATH NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+  # OpenMP as the host space, so that kgemm-run --space openmp,cuda sets a real CPU beside the
+  # GPU in one process; a tree built before without it is rebuilt.
+  cuda_prefix=$cache/kokkos-$kokkos_version-cuda
+  grep -qs "define KOKKOS_ENABLE_OPENMP" "$cuda_prefix/include/KokkosCore_config.h" || rm -f "$cuda_prefix/.complete"
   fetch_trilinos_sources
   build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
-      -DKokkos_ENABLE_OPENMP=OFF -DCUDAToolkit_ROOT=/usr
+      -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr
 fi
 step="done"
 say "ready: cmake presets find Kokkos in $cache"
