@@ -5,6 +5,7 @@
 // per model the forward pass: each layer's time times its number of occurrences, summed.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -60,8 +60,8 @@ def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      epilog="Kokkos' flags (--kokkos-num-threads=N, --kokkos-device-id=N) go to kgemm-run.")
     parser.add_argument("--out", required=True, help="directory for the report (created if missing)")
-    parser.add_argument("--kgemm-run", help="the kgemm-run binary (default: kgemm-run on PATH, else the one "
-                                            "build/<preset>/tools/ of this source tree holds)")
+    parser.add_argument("--kgemm-run", help="the kgemm-run binary (default: the one build/<preset>/tools/ of "
+                                            "this source tree holds, else kgemm-run on PATH)")
     parser.add_argument("--space", help="spaces, e.g. openmp,cuda (default: kgemm-run's)")
     parser.add_argument("--model", help="resnet18 | resnet34 | resnet50 (default: kgemm-run's, resnet50)")
     parser.add_argument("--shape", help="GEMM shapes MxNxK instead of a model, comma-separated")
@@ -82,16 +82,14 @@ def find_kgemm_run(given):
         if not (os.path.isfile(given) and os.access(given, os.X_OK)):
             raise CourseError(f"--kgemm-run {given}: not an executable file")
         return given
-    on_path = shutil.which("kgemm-run")
-    if on_path:
-        return on_path
     built = sorted(glob.glob(os.path.join(SOURCE_ROOT, "build", "*", "tools", "kgemm-run")))
-    if len(built) == 1:
-        return built[0]
-    if not built:
-        raise CourseError("no kgemm-run on PATH or under build/*/tools/; build it (cmake --workflow --preset openmp) "
+    if len(built) > 1:
+        raise CourseError("several builds hold kgemm-run (" + ", ".join(built) + "); choose one with --kgemm-run")
+    found = built[0] if built else shutil.which("kgemm-run")
+    if not found:
+        raise CourseError("no kgemm-run under build/*/tools/ or on PATH; build it (cmake --workflow --preset openmp) "
                           "or name it with --kgemm-run")
-    raise CourseError("several builds hold kgemm-run (" + ", ".join(built) + "); choose one with --kgemm-run")
+    return found
 
 
 def run_kgemm_run(binary, args, kokkos_flags, out_dir):
