@@ -150,11 +150,23 @@ if [ $want_cuda -eq 1 ]; then
   # CUDA 13 in /usr/local/cuda cannot build Kokkos 3.4: put Debian's CUDA 11.8 (/usr/bin/nvcc)
   # first, with g++-11 as the host compiler nvcc_wrapper hands to it.
   export PATH=/usr/bin:$PATH NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
-  # OpenMP as the host space, so that kgemm-run --space openmp,cuda sets a real CPU beside the
-  # GPU in one process; a tree built before without it is rebuilt.
+  # Some images link CUDA 13's headers into /usr/local/include, which the host compiler searches
+  # before /usr/include (where Debian's CUDA 11.8 keeps its own): a directory of links to the
+  # 11.8 headers of the same names, passed with -I (CXXFLAGS: Kokkos and Kokkos Kernels both
+  # take it at configure time), puts them first again.
+  step="CUDA 11.8 header links"
+  shadow=$cache/cuda-11.8-include
+  rm -rf "$shadow" && mkdir -p "$shadow"
+  for entry in /usr/local/include/*; do
+    name=${entry##*/}
+    case "$(readlink -f "$entry")" in */cuda*) [ -e "/usr/include/$name" ] && ln -s "/usr/include/$name" "$shadow/$name" ;; esac
+  done
+  export CXXFLAGS="-I$shadow${CXXFLAGS:+ $CXXFLAGS}"
+  fetch_trilinos_sources
+  # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU (a tree
+  # built before without it is rebuilt).
   cuda_prefix=$cache/kokkos-$kokkos_version-cuda
   grep -qs "define KOKKOS_ENABLE_OPENMP" "$cuda_prefix/include/KokkosCore_config.h" || rm -f "$cuda_prefix/.complete"
-  fetch_trilinos_sources
   build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
       -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr

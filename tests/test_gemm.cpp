@@ -127,23 +127,23 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   }
 }
 
-// Deeper slab pipelines (Config::stages), where the space stages more than its default number
+// Deeper slab pipelines (Config::slab_buffers), where the space stages more than its default number
 // of slab buffers (GPUs): every depth with K over fewer, as many and more slabs than buffers,
 // split K (each split's own prologue) and several products per team; micro-tiles, and tensor
 // cores where the case has them; padded rows staged as runs.
 KGEMM_CASE_TEST(GemmTest, DeepSlabPipelines) {
   using Space = typename TypeParam::ExecSpace;
   using Traits = SpaceTraits<Space>;
-  if (Traits::max_slab_buffers == Traits::slab_buffers) GTEST_SKIP() << Space::name() << " stages one slab buffer";
+  if (Traits::max_slab_buffers == Traits::default_slab_buffers) GTEST_SKIP() << Space::name() << " stages one slab buffer";
   const auto [tm, tn] = micro_tiles()[1];
-  for (int stages = Traits::slab_buffers + 1; stages <= Traits::max_slab_buffers; ++stages) {
-    std::vector<Config> configs = {{2 * tm, 2 * tn, 8, tm, tn, 4, false, 1, 1, stages},
-                                   {2 * tm, 2 * tn, 16, tm, tn, 4, false, 3, 1, stages},
-                                   {tm, tn, 8, tm, tn, 4, false, 1, 4, stages}};
+  for (int buffers = Traits::default_slab_buffers + 1; buffers <= Traits::max_slab_buffers; ++buffers) {
+    std::vector<Config> configs = {{2 * tm, 2 * tn, 8, tm, tn, 4, false, 1, 1, buffers},
+                                   {2 * tm, 2 * tn, 16, tm, tn, 4, false, 3, 1, buffers},
+                                   {tm, tn, 8, tm, tn, 4, false, 1, 4, buffers}};
     if (has_tensor_cores<TypeParam>()) {
       const auto [wm, wn] = warp_tiles().front();
-      configs.push_back({2 * wm, 2 * wn, 16, wm, wn, 128, true, 1, 1, stages});
-      configs.push_back({2 * wm, wn, 16, wm, wn, 64, true, 3, 1, stages});
+      configs.push_back({2 * wm, 2 * wn, 16, wm, wn, 128, true, 1, 1, buffers});
+      configs.push_back({2 * wm, wn, 16, wm, wn, 64, true, 3, 1, buffers});
     }
     for (const Config& config : configs) check_edge_shapes<TypeParam>({config}, stages_runs<TypeParam>());
   }

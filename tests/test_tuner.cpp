@@ -232,10 +232,10 @@ TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) 
     bool deep = false;
     for (const Config& c : candidate_configs<Space>(p)) {
       EXPECT_TRUE(stages_fit(c, p)) << to_string(c);
-      EXPECT_TRUE(c.stages == 0 || (c.stages > Traits::slab_buffers && c.stages <= Traits::max_slab_buffers)) << to_string(c);
-      deep = deep || c.stages != 0;
+      EXPECT_TRUE(c.slab_buffers == 0 || (c.slab_buffers > Traits::default_slab_buffers && c.slab_buffers <= Traits::max_slab_buffers)) << to_string(c);
+      deep = deep || c.slab_buffers != 0;
     }
-    EXPECT_EQ(deep, Traits::max_slab_buffers > Traits::slab_buffers) << Space::name();
+    EXPECT_EQ(deep, Traits::max_slab_buffers > Traits::default_slab_buffers) << Space::name();
   });
   Problem short_k;
   short_k.m = 784, short_k.n = 128, short_k.k = 96;  // 3 slabs of 32

@@ -19,17 +19,18 @@ struct Config {
   int team = 16;  // threads per team
   // Tensor cores: tm x tn is then a warp's tile (multiples of 16), one warp per tile.
   bool tc = false;
-  // Split K: teams per block of C, each over its own range of K slabs; the last to finish adds
-  // the partial blocks up. Gives small grids (batch 1, M = 49) enough teams to fill a GPU.
+  // Split K: teams per block of C, each over its own range of K slabs, writing partial blocks
+  // that a second kernel adds up (split_sum.hpp). Gives small grids (batch 1, M = 49) enough
+  // teams to fill a GPU.
   int ks = 1;
   // Products of a batch per team, each on team / bb of its threads: small products (8 x 8 ...
   // 32 x 32) would otherwise make GPU blocks of a few threads, of which an SM runs too few.
   int bb = 1;
   // Slab buffers ("stages" in CUTLASS' names): K slabs staged ahead of the one multiplied, plus
-  // one. 0 takes the space's own (SpaceTraits::slab_buffers: 2 on GPUs, 1 on CPUs); deeper
+  // one. 0 takes the space's own (SpaceTraits::default_slab_buffers: 2 on GPUs, 1 on CPUs); deeper
   // pipelines keep more copies in flight, for teams whose slabs are short next to the latency
   // of global memory, at the price of scratch.
-  int stages = 0;
+  int slab_buffers = 0;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
@@ -40,7 +41,7 @@ struct Config {
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.stages == b.stages && a.tc == b.tc;
+           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.tc == b.tc;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };

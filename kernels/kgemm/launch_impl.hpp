@@ -60,12 +60,12 @@ std::string why_too_large(const GemmArgs<Scalar>& args, const Config& c) {
 template <class ExecSpace>
 std::string why_bad_stages(const Config& c) {
   using Traits = SpaceTraits<ExecSpace>;
-  if (c.stages == 0 || (c.stages >= Traits::slab_buffers && c.stages <= Traits::max_slab_buffers)) return "";
+  if (c.slab_buffers == 0 || (c.slab_buffers >= Traits::default_slab_buffers && c.slab_buffers <= Traits::max_slab_buffers)) return "";
   const std::string space = ExecSpace::name();
-  if (Traits::max_slab_buffers == Traits::slab_buffers)
-    return config_reason(c, ": " + space + " stages one slab at a time (" + std::to_string(Traits::slab_buffers) +
+  if (Traits::max_slab_buffers == Traits::default_slab_buffers)
+    return config_reason(c, ": " + space + " stages one slab at a time (" + std::to_string(Traits::default_slab_buffers) +
                                 " buffer); drop _st");
-  return config_reason(c, ": " + space + " stages " + std::to_string(Traits::slab_buffers) + " to " +
+  return config_reason(c, ": " + space + " stages " + std::to_string(Traits::default_slab_buffers) + " to " +
                               std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
 }
 
@@ -126,7 +126,7 @@ void with_staging(const GemmArgs<Scalar>& args, const Config& c, F&& f) {
   f(std::false_type{});
 }
 
-// Calls f(std::integral_constant<int, B>{}) for the B slab buffers of the config (Config::stages,
+// Calls f(std::integral_constant<int, B>{}) for the B slab buffers of the config (Config::slab_buffers,
 // else the space's own), one of those the space compiles: First ... Last.
 template <int B, int Last, class F>
 void with_buffers_from(int buffers, F&& f) {
@@ -136,7 +136,7 @@ void with_buffers_from(int buffers, F&& f) {
 template <class ExecSpace, class F>
 void with_slab_buffers(const Config& c, F&& f) {
   using Traits = SpaceTraits<ExecSpace>;
-  with_buffers_from<Traits::slab_buffers, Traits::max_slab_buffers>(c.stages ? c.stages : Traits::slab_buffers, f);
+  with_buffers_from<Traits::default_slab_buffers, Traits::max_slab_buffers>(c.slab_buffers ? c.slab_buffers : Traits::default_slab_buffers, f);
 }
 
 // Runs f(functor, policy) for the variant the config names when every check passes; returns

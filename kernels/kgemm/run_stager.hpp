@@ -6,8 +6,8 @@
 // slab and no block takes another path. Threads share the tile out the same way in every block, so the
 // plan is worked out on the host and read from the kernel's parameters; a thread keeps its
 // source pointer and its place in the tile. Through SlabStager, whose plan each thread derives
-// and keeps itself, the tensor-core kernel spent 16.5 instructions per copy at 252 registers
-// (docs/gpu-notes.md, session 8).
+// and keeps itself, the tensor-core kernel spends 16.5 instructions per copy at 252 registers
+// (H100, docs/gpu-notes.md).
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>

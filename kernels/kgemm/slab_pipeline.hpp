@@ -1,8 +1,8 @@
 #pragma once
 // The team pattern every kgemm kernel shares: a Kokkos team per MB x NB block of C, K walked in
-// KB-deep slabs of op(A) and op(B) staged in team scratch, in Buffers slab buffers: where the
-// space can overlap copies with arithmetic (GPUs), Buffers - 1 slabs are copied ahead of the one
-// multiplied (Config::stages; SpaceTraits::slab_buffers by default). What multiplies a staged slab
+// KB-deep slabs of op(A) and op(B) staged in team scratch, in SlabBuffers slab buffers: where the
+// space can overlap copies with arithmetic (GPUs), SlabBuffers - 1 slabs are copied ahead of the one
+// multiplied (Config::slab_buffers; SpaceTraits::default_slab_buffers by default). What multiplies a staged slab
 // pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
 // (tensor_core_gemm.hpp). With split K (Config::ks) several teams share a block, each over its
 // own range of slabs into a partial block of its own, and a second kernel adds them up into C
@@ -36,7 +36,7 @@ struct BlockOrigin {
 };
 
 // The plans of both operands' runs, where the pipeline stages runs; nothing otherwise (an unused
-// member still costs registers: docs/gpu-notes.md, session 7).
+// member still costs registers: docs/gpu-notes.md).
 template <class Plan, bool Runs>
 struct OperandRuns {};
 template <class Plan>
@@ -46,7 +46,7 @@ struct OperandRuns<Plan, true> {
 
 // Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
 // launch chose where runs_apply() holds; otherwise through SlabStager.
-template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout, bool Runs, int Buffers>
+template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout, bool Runs, int SlabBuffers>
 struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -58,7 +58,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   static constexpr bool kRunsPossible =
       Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value && ALayout == SlabLayout::RowMajor;
   static_assert(!Runs || kRunsPossible, "kgemm: this pipeline cannot stage runs");
-  static_assert(Buffers >= Traits::slab_buffers && Buffers <= Traits::max_slab_buffers,
+  static_assert(SlabBuffers >= Traits::default_slab_buffers && SlabBuffers <= Traits::max_slab_buffers,
                 "kgemm: this space does not stage that many slab buffers");
   // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
   static constexpr int kPad = Traits::is_gpu ? Stager::kRun : 0;
@@ -122,7 +122,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   }
   static int aligned_elements(std::size_t elements) { return int(aligned_bytes(elements * sizeof(Slab)) / sizeof(Slab)); }
   // Scratch of the slab buffers; a kernel's own scratch (`extra_bytes`) follows them.
-  KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return std::size_t(Buffers) * buffer_elements * sizeof(Slab); }
+  KOKKOS_INLINE_FUNCTION std::size_t slab_bytes() const { return std::size_t(SlabBuffers) * buffer_elements * sizeof(Slab); }
   // Scratch of one product team, and of the whole team.
   KOKKOS_INLINE_FUNCTION std::size_t product_bytes(std::size_t extra_bytes) const { return slab_bytes() + aligned_bytes(extra_bytes); }
   std::size_t scratch_bytes(std::size_t extra_bytes) const { return products_per_team * product_bytes(extra_bytes) + kAlign; }
@@ -176,7 +176,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   KOKKOS_INLINE_FUNCTION void walk_slabs(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
                                          const AStager& a_stager, const BStager& b_stager, Multiply&& multiply) const {
     Slab* buffers = reinterpret_cast<Slab*>(scratch);
-    auto a_slab = [&](int slab) { return buffers + unsigned(slab) % Buffers * buffer_elements; };
+    auto a_slab = [&](int slab) { return buffers + unsigned(slab) % SlabBuffers * buffer_elements; };
     auto b_slab = [&](int slab) { return a_slab(slab) + a_slab_elements; };
     auto depth = [&](int slab) { return slab + 1 < slabs ? kb : last_depth; };
     auto stage = [&](int slab) {
@@ -194,7 +194,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     // slab, whose buffer the copies of slab + ahead then overwrite. Each turn commits one group
     // of copies (empty past the split's end), so waiting until `ahead - 1` groups are left in
     // flight waits for this slab's.
-    constexpr int ahead = Buffers - 1;
+    constexpr int ahead = SlabBuffers - 1;
     if constexpr (ahead > 0) {
       // The first slab outside the loop: with two buffers the code is the double-buffered
       // pipeline's as it was (the fp32 8x8 tile lost 4 % with a one-turn loop here).
@@ -272,10 +272,10 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   // Split K, in a kernel of its own after the GEMM's: adds each block's partial blocks up, in
   // split order, into C. Index `index` sums one run of R columns of one row of one block (R = 4
   // where rows allow it: 16-byte reads), the reads of kSplitsInFlight splits in flight at once.
-  // Session 10 summed inside the GEMM kernel, by the last team of each block to finish: one team
-  // per block, element by element, and every faster sum there raised the GEMM kernel's registers
-  // (up to 40 %, 8 - 13 % slower at batch 128: its code is in the kernel whether a call splits
-  // or not). On its own, batch 1 ran 16 % (fp32) and 9 % (fp16) faster on the same configs.
+  // A sum inside the GEMM kernel (by the last team of each block) would run on one team per
+  // block, and its code would sit in the kernel whether a call splits or not, raising its
+  // registers (up to 40 %, 8 - 13 % slower at batch 128 on the H100). In a kernel of its own,
+  // batch 1 runs 16 % (fp32) and 9 % (fp16) faster on the same configs (docs/gpu-notes.md).
   static constexpr int kSplitsInFlight = 8;
   KOKKOS_INLINE_FUNCTION int sum_run() const { return nb % 4 == 0 ? 4 : 1; }
   int split_sums() const { return blocks() * mb * (nb / sum_run()); }

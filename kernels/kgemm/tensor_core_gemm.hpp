@@ -11,9 +11,9 @@
 
 namespace kgemm {
 
-template <class ExecSpace, int WM, int WN, bool Runs, int Buffers>
-struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, Buffers> {
-  using Pipeline = SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, Buffers>;
+template <class ExecSpace, int WM, int WN, bool Runs, int SlabBuffers>
+struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, SlabBuffers> {
+  using Pipeline = SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, SlabBuffers>;
   using typename Pipeline::Member;
   using Cores = TensorCores<ExecSpace>;
 

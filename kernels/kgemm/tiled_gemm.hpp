@@ -22,9 +22,9 @@ constexpr int kTiledKRun = 4;
 
 // Register micro-tiles: each thread accumulates TM x TN products in registers, reading the
 // B slab row by row.
-template <class ExecSpace, class Scalar, class Acc, int TM, int TN, bool Runs, int Buffers>
-struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>, Runs, Buffers> {
-  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>, Runs, Buffers>;
+template <class ExecSpace, class Scalar, class Acc, int TM, int TN, bool Runs, int SlabBuffers>
+struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>, Runs, SlabBuffers> {
+  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>, Runs, SlabBuffers>;
   using typename Pipeline::Member;
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr bool kRowMajorA = kTiledALayout<ExecSpace> == SlabLayout::RowMajor;

@@ -16,7 +16,7 @@ struct ParamRanges {
   std::vector<int> mb, nb, kb, team;
   std::vector<int> ks;      // K splits
   std::vector<int> bb;      // products per team
-  std::vector<int> stages;  // slab buffers, 0 for the space's own
+  std::vector<int> slab_buffers;  // 0 for the space's own
 };
 
 // Host spaces: teams of one or two threads, each walking many micro-tiles.

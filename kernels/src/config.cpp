@@ -32,7 +32,7 @@ constexpr Field kFields[] = {{"mb", &Config::mb, 1, kMaxBlock},  {"nb", &Config:
 // Fields after team, in this order, each written only when it differs from its `absent` value.
 constexpr Field kOptionalFields[] = {{"ks", &Config::ks, 1, kMaxSplits, 1},
                                      {"bb", &Config::bb, 1, kMaxProducts, 1},
-                                     {"st", &Config::stages, 0, kMaxSlabBuffers, 0}};
+                                     {"st", &Config::slab_buffers, 0, kMaxSlabBuffers, 0}};
 constexpr const char* kTensorCores = "_tc";
 constexpr const char* kFormat =
     "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team>, "

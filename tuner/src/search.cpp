@@ -58,7 +58,7 @@ namespace {
 
 // The parameters Climb steps along; the team size is not one of them on its own (on GPUs it
 // follows from the tiles), but configs differing only in team are neighbours too.
-using Coordinates = std::array<int, 7>;  // ranks of mb, nb, kb, the micro-tile, ks, bb and stages
+using Coordinates = std::array<int, 7>;  // ranks of mb, nb, kb, the micro-tile, ks, bb and slab buffers
 
 class Neighbourhood {
  public:
@@ -66,7 +66,7 @@ class Neighbourhood {
     for (const Config& c : candidates) {
       values_[0].insert(c.mb), values_[1].insert(c.nb), values_[2].insert(c.kb);
       values_[3].insert(c.tm * 1000 + c.tn), values_[4].insert(c.ks), values_[5].insert(c.bb);
-      values_[6].insert(c.stages);
+      values_[6].insert(c.slab_buffers);
     }
   }
   // Indices of the candidates one step away from candidates_[i].
@@ -86,7 +86,7 @@ class Neighbourhood {
   int rank(int p, int value) const { return int(std::distance(values_[p].begin(), values_[p].find(value))); }
   Coordinates coordinates(const Config& c) const {
     return {rank(0, c.mb), rank(1, c.nb), rank(2, c.kb), rank(3, c.tm * 1000 + c.tn),
-            rank(4, c.ks), rank(5, c.bb), rank(6, c.stages)};
+            rank(4, c.ks), rank(5, c.bb), rank(6, c.slab_buffers)};
   }
   const std::vector<Config>& candidates_;
   std::array<std::set<int>, 7> values_;

@@ -27,7 +27,7 @@ struct SpaceTraits {
   // One slab buffer: a second one would only double the cache footprint, CPUs have nothing to
   // overlap the copies with. Copies are plain (converting) element assignments the compiler
   // vectorises itself.
-  static constexpr int slab_buffers = 1;
+  static constexpr int default_slab_buffers = 1;
   static constexpr int max_slab_buffers = 1;
   static constexpr int copy_run_bytes = 0;
   template <class To, class From>
@@ -77,8 +77,8 @@ struct SpaceTraits<Kokkos::Cuda> {
   // same-type 4-byte copies go global -> shared asynchronously (cp.async), without passing
   // through registers, so a thread issues them all and multiplies at once; everything else
   // (fp16 data widened to fp32 scratch, older GPUs) is a plain load and store.
-  // Up to four buffers (Config::stages): copies of three slabs in flight while one is multiplied.
-  static constexpr int slab_buffers = 2;
+  // Up to four buffers (Config::slab_buffers): copies of three slabs in flight while one is multiplied.
+  static constexpr int default_slab_buffers = 2;
   static constexpr int max_slab_buffers = 4;
   template <class To, class From>
   KOKKOS_INLINE_FUNCTION static void copy_to_scratch(To* to, const From* from) {
@@ -105,8 +105,8 @@ struct SpaceTraits<Kokkos::Cuda> {
   }
   // U runs `to_step` / `from_step` apart. Copies through registers (fp16 rows not 16-byte
   // aligned, fp16 widened to fp32) load all U runs before storing any, so U loads are in
-  // flight at once: one at a time, conv1's 147-wide fp16 rows ran at half its fp32 speed
-  // (H100, session 4). cp.async copies are asynchronous anyway.
+  // flight at once: one at a time, conv1's 147-wide fp16 rows run at half its fp32 speed
+  // (H100). cp.async copies are asynchronous anyway.
   static constexpr int runs_in_flight = 4;
   template <int U, int R, class To, class From>
   KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {

@@ -53,7 +53,7 @@ inline bool split_fits(const Config& c, const Problem& problem) {
 
 // More slab buffers than the default pay only for teams that walk at least as many slabs.
 inline bool stages_fit(const Config& c, const Problem& problem) {
-  return c.stages == 0 || slabs_per_team(c, problem) >= c.stages;
+  return c.slab_buffers == 0 || slabs_per_team(c, problem) >= c.slab_buffers;
 }
 
 // Several products per team pay for batches of products that fit one block each.
@@ -94,8 +94,8 @@ Config fit_to_products(Config start, const Problem& problem) {
 
 // A seed as a search starts from it: split along K when its grid would leave most of the
 // device's `processors` (SMs) idle: the smallest listed split that gives every processor two
-// teams, or the largest that fits. Searches climbing from unsplit configs stayed among
-// unsplit ones for the M = 49 layers (H100, session 4).
+// teams, or the largest that fits. Searches climbing from unsplit configs stay among unsplit
+// ones for the M = 49 layers (H100).
 template <class ExecSpace>
 Config split_for_device(Config start, const Problem& problem, int processors) {
   const long blocks = grid_blocks(start, problem);
@@ -141,21 +141,21 @@ std::vector<Config> candidate_configs(const Problem& problem) {
     if (!why_illegal<ExecSpace>(problem, c).empty()) return;
     candidates.push_back(c);
   };
-  for (int stages : ranges.stages)
+  for (int buffers : ranges.slab_buffers)
     for (int ks : ranges.ks)
       for (int bb : ranges.bb) {
         for (auto [tm, tn] : micro_tiles())
           for (int mb : ranges.mb)
             for (int nb : ranges.nb)
               for (int kb : ranges.kb)
-                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, stages});
+                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, buffers});
         // Tensor-core configs (fp16 on devices that run them): the team is one warp per tile.
         if (TensorCores<ExecSpace>::on_device() && problem.dtype == DType::F16)
           for (auto [tm, tn] : warp_tiles())
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
                 for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, stages};
+                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers};
                   c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
                   consider(c);
                 }
