@@ -330,8 +330,10 @@ std::string transfer_note(const RunResult& run) {
   return run.host_memory ? " (host space: the operands are in host memory already)" : "";
 }
 
-void print_table(const RunResult& run) {
+// The geometric-mean line comes last, as scripts that read a run's last line expect.
+void print_table(const RunResult& run, bool first) {
   const GemmSet& set = *run.set;
+  if (!first) std::printf("\n");
   if (set.model.empty())
     std::printf("kgemm-run: %zu shapes, batch %d, %s, space %s (%d threads), Kokkos %s\n", set.layers.size(),
                 set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
@@ -340,7 +342,7 @@ void print_table(const RunResult& run) {
     std::printf("kgemm-run: %s, image %d, batch %d, %s, space %s (%d threads), Kokkos %s\n", set.model.c_str(),
                 set.image, set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
                 kgemm::kokkos_version_string().c_str());
-  std::printf("device: %s; tuned configs: %s\n", run.device.device.c_str(),
+  std::printf("device: %s\ntuned configs: %s\n", run.device.device.c_str(),
               run.store.empty() ? "none for this device (space defaults)" : run.store.c_str());
   std::printf("%-3s %-26s %9s %5s %5s %5s  %-34s %10s %10s %10s %12s %9s %11s %11s\n", "#", "layer", "M", "N", "K",
               "count", "config", "kernel[ms]", "launch[ms]", "call[ms]", "transfer[ms]", "GFLOP/s", "max rel err",
@@ -354,14 +356,14 @@ void print_table(const RunResult& run) {
                 l.kernel_s * 1e3, l.launch_s * 1e3, l.call_s * 1e3, l.transfer_s * 1e3, l.gflops(), l.max_rel_err,
                 l.mean_rel_err);
   }
-  std::printf("geometric mean over %zu shapes: %.1f GFLOP/s\n", run.layers.size(),
-              std::exp(log_sum / run.layers.size()));
   const Totals t = forward_pass(run);
   std::printf("%s (%d GEMMs, sum of count x kernel): %.3f ms = %.6f s, %.1f GFLOP/s; summed the same way: "
-              "launch %.3f ms, call %.3f ms, transfer %.3f ms%s; max rel err %.2e, mean %.2e\n\n",
+              "launch %.3f ms, call %.3f ms, transfer %.3f ms%s; max rel err %.2e, mean %.2e\n",
               set.model.empty() ? "all shapes" : "forward pass", t.gemms, t.kernel_s * 1e3, t.kernel_s, t.gflops(),
               t.launch_s * 1e3, t.call_s * 1e3, t.transfer_s * 1e3, transfer_note(run).c_str(), t.max_rel_err,
               t.mean_rel_err);
+  std::printf("geometric mean over %zu shapes: %.1f GFLOP/s\n", run.layers.size(),
+              std::exp(log_sum / run.layers.size()));
   std::fflush(stdout);
 }
 
@@ -474,11 +476,14 @@ void run_plan(const Plan& plan) {
         for (const GemmSet& set : plan.sets) {
           runs.push_back(dtype == kgemm::DType::F32 ? run_set<float>(space, name, set, plan, progress)
                                                     : run_set<kgemm::half>(space, name, set, plan, progress));
-          if (plan.format == Format::Table) print_table(runs.back());
+          if (plan.format == Format::Table) print_table(runs.back(), runs.size() == 1);
           if (plan.format == Format::Csv) print_csv(runs.back());
         }
     });
-  if (plan.format == Format::Table && runs.size() > 1) print_forward_summary(runs, plan);
+  if (plan.format == Format::Table && runs.size() > 1) {
+    std::printf("\n");
+    print_forward_summary(runs, plan);
+  }
   if (plan.format == Format::Json) print_json(runs, plan);
 }
 
