@@ -254,9 +254,10 @@ LayerResult measure_layer(const ExecSpace& space, const kgemm::LayerShape& shape
   const kgemm::CallOverheads overheads = kgemm::time_call_overheads(space, overhead_calls, [&](int) { call(); });
   result.launch_s = overheads.launch_s;
   result.call_s = overheads.complete_s;
-  result.transfer_s = kgemm::transfer_seconds(space, A, B, C, std::min(plan.reps, 5));
   space.fence();
   measure_error(C, shape, seed_a, seed_b, result);
+  // Last: the copies overwrite A and B with the host mirrors' contents.
+  result.transfer_s = kgemm::transfer_seconds(space, A, B, C, std::min(plan.reps, 5));
   return result;
 }
 
