@@ -255,7 +255,8 @@ TEST(StoreFile, SyntaxErrorNamesLineAndColumn) {
 
 // The path, in the file, of kTunedShape's entry ("entries[2]").
 std::string tuned_shape_entry() {
-  const auto& entries = sample_store().entries();
+  const ConfigStore store = sample_store();
+  const auto& entries = store.entries();
   const auto at =
       std::find_if(entries.begin(), entries.end(), [](const TunedEntry& e) { return e.problem == kTunedShape; });
   return "entries[" + std::to_string(at - entries.begin()) + "]";
@@ -318,6 +319,18 @@ TEST(StoreFile, LenientLoadLeavesOutOnlyTheBadEntries) {
   EXPECT_NE(refused[0].find(tuned_shape_entry() + ".gflops: 'inf'"), std::string::npos) << refused[0];
   EXPECT_EQ(store.entries().size(), sample_store().entries().size() - 1);
   EXPECT_EQ(store.exact(kTunedShape), nullptr);
+}
+
+// A value that is not UTF-8 would come back changed from a save (the emitter replaces its bytes).
+TEST(StoreFile, TextThatIsNotUtf8IsRefused) {
+  const std::string good = saved_text(sample_store());
+  for (const std::string& bad : {std::string("\xff\x01"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80")}) {
+    const std::string message = load_error(text_after_replacing(good, "kokkos: ", "kokkos: x" + bad));
+    EXPECT_NE(message.find("kokkos is not UTF-8 text"), std::string::npos) << message;
+  }
+  TempDir dir;
+  write_text(dir.file("accented.yaml"), text_after_replacing(good, "kokkos: ", "kokkos: \xc3\xa9"));
+  EXPECT_EQ(ConfigStore::load(dir.file("accented.yaml")).header.kokkos_version.substr(0, 2), "\xc3\xa9");
 }
 
 TEST(StoreFile, OnlyRegularFilesAreRead) {

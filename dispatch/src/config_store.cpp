@@ -64,6 +64,25 @@ std::pair<char, char> parse_orders(const std::string& text) {
   return {text[0], text[1]};
 }
 
+// Well-formed UTF-8: no stray continuation bytes, overlong forms, surrogates or values past U+10FFFF.
+bool is_utf8(const std::string& text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  for (std::size_t i = 0, n = text.size(); i < n;) {
+    const unsigned char lead = bytes[i];
+    const int length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    if (length == 0 || i + length > n) return false;
+    unsigned code = length == 1 ? lead : lead & (0x7F >> length);
+    for (int k = 1; k < length; ++k) {
+      if ((bytes[i + k] & 0xC0) != 0x80) return false;
+      code = code << 6 | (bytes[i + k] & 0x3F);
+    }
+    const unsigned smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += length;
+  }
+  return true;
+}
+
 std::string position(const YAML::Mark& mark) {
   if (mark.is_null()) return "";
   return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1) + ": ";
@@ -88,6 +107,8 @@ class FieldReader {
   std::string text(const char* key) const {
     const YAML::Node value = node(key);
     if (!value.IsScalar()) fail(value, path_of(key) + " is not a single value");
+    // The emitter replaces bytes that are not UTF-8, so such a value would not survive a save.
+    if (!is_utf8(value.Scalar())) fail(value, path_of(key) + " is not UTF-8 text");
     return value.Scalar();
   }
 

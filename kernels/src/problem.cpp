@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
-#include <tuple>
 #include <vector>
 
 #include "kgemm/text_number.hpp"
@@ -23,11 +22,15 @@ std::string why_invalid(const Problem& p) {
   if (p.batch < 1) return "batch " + std::to_string(p.batch) + " must be at least 1";
   // Each operand, over the whole batch, must be addressable: its element count fits a 64-bit
   // signed offset.
-  for (const auto& [rows, cols, name] : {std::tuple<int, int, const char*>{p.m, p.k, "A"}, {p.k, p.n, "B"}, {p.m, p.n, "C"}}) {
+  const struct {
+    int rows, cols;
+    const char* name;
+  } operands[] = {{p.m, p.k, "A"}, {p.k, p.n, "B"}, {p.m, p.n, "C"}};
+  for (const auto& operand : operands) {
     std::int64_t elements = 0;
-    if (__builtin_mul_overflow(std::int64_t(rows) * cols, std::int64_t(p.batch), &elements))
-      return std::string(name) + " of " + std::to_string(rows) + "x" + std::to_string(cols) + " times batch " +
-             std::to_string(p.batch) + " has more elements than a 64-bit offset can address";
+    if (__builtin_mul_overflow(std::int64_t(operand.rows) * operand.cols, std::int64_t(p.batch), &elements))
+      return std::string(operand.name) + " of " + std::to_string(operand.rows) + "x" + std::to_string(operand.cols) +
+             " times batch " + std::to_string(p.batch) + " has more elements than a 64-bit offset can address";
   }
   return "";
 }
