@@ -104,8 +104,8 @@ int run_program(int argc, char** argv, const Program& program) {
       return 0;
     }
 
-    int kokkos_argc = int(kokkos_args.size());
-    Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
+    kgemm::KokkosArguments kokkos_arguments(int(kokkos_args.size()), kokkos_args.data());
+    Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
     const Selection selection = parse_selection(cli, program);
     program.register_benchmarks(selection, cli);
     add_context(selection);

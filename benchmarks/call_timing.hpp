@@ -7,24 +7,11 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <chrono>
-#include <vector>
 
 #include "kgemm/spaces/call_clock.hpp"
 #include "kgemm/tuner/timing.hpp"
 
 namespace kgemm_bench {
-
-using Clock = std::chrono::steady_clock;
-
-inline double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-inline double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 // Each iteration times call(i) on the next of `sets` operand sets with the space's CallClock. On
 // a GPU the timed call is queued behind an untimed call on the previous set, so its events time
@@ -44,41 +31,22 @@ void time_calls(benchmark::State& state, const ExecSpace& space, int sets, const
   }
 }
 
-// launch_us: host time until the call returns (on host spaces the work runs inside the call, so it
-// matches call_us); call_us: launch to completion. Medians of up to 10 calls, each on an idle space:
-// no more than the timed loop ran (at least 3), so slow calls, where launching is negligible anyway,
-// don't spend most of the run here.
+// launch_us and call_us (kgemm::time_call_overheads): medians of up to 10 calls, each on an idle
+// space; no more than the timed loop ran (at least 3), so slow calls, where launching is
+// negligible anyway, don't spend most of the run here.
 template <class ExecSpace, class Call>
 void report_call_overheads(benchmark::State& state, const ExecSpace& space, int sets, const Call& call) {
   const int calls = int(std::clamp<benchmark::IterationCount>(state.iterations(), 3, 10));
-  std::vector<double> launch(calls), complete(calls);
-  for (int i = 0; i < calls; ++i) {
-    space.fence();
-    const auto start = Clock::now();
-    call(i % sets);
-    launch[i] = seconds_since(start);
-    space.fence();
-    complete[i] = seconds_since(start);
-  }
-  state.counters["launch_us"] = 1e6 * median(launch);
-  state.counters["call_us"] = 1e6 * median(complete);
+  const kgemm::CallOverheads overheads = kgemm::time_call_overheads(space, calls, [&](int i) { call(i % sets); });
+  state.counters["launch_us"] = 1e6 * overheads.launch_s;
+  state.counters["call_us"] = 1e6 * overheads.complete_s;
 }
 
-// transfer_us, only where the operands live off the host: A and B host->device and C
-// device->host once (pageable host memory, as an application's own arrays), median of 5.
+// transfer_us, only where the operands live off the host (kgemm::transfer_seconds, median of 5).
 template <class ExecSpace, class AV, class BV, class CV>
 void report_transfer(benchmark::State& state, const ExecSpace& space, const AV& A, const BV& B, const CV& C) {
-  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename CV::memory_space>::accessible) {
-    const auto host_A = Kokkos::create_mirror_view(A);
-    const auto host_B = Kokkos::create_mirror_view(B);
-    const auto host_C = Kokkos::create_mirror_view(C);
-    const auto round_trip = [&] {
-      Kokkos::deep_copy(A, host_A);
-      Kokkos::deep_copy(B, host_B);
-      Kokkos::deep_copy(host_C, C);
-    };
-    state.counters["transfer_us"] = 1e6 * kgemm::time_median(space, round_trip, 0, 5).median_s;
-  }
+  if constexpr (!kgemm::in_host_memory<typename CV::memory_space>)
+    state.counters["transfer_us"] = 1e6 * kgemm::transfer_seconds(space, A, B, C, 5);
 }
 
 }  // namespace kgemm_bench

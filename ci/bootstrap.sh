@@ -168,7 +168,10 @@ if [ $want_cuda -eq 1 ]; then
   done
   export CXXFLAGS="-I$shadow${CXXFLAGS:+ $CXXFLAGS}"
   fetch_trilinos_sources
-  # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU.
+  # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU (a tree
+  # built before without it is rebuilt).
+  cuda_prefix=$cache/kokkos-$kokkos_version-cuda
+  grep -qs "define KOKKOS_ENABLE_OPENMP" "$cuda_prefix/include/KokkosCore_config.h" || rm -f "$cuda_prefix/.complete"
   build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
       -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr

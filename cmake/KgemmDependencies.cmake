@@ -62,3 +62,7 @@ foreach(_device IN ITEMS SERIAL OPENMP CUDA)
     list(APPEND KGEMM_SPACES ${_device})
   endif()
 endforeach()
+if("CUDA" IN_LIST KGEMM_SPACES AND NOT "OPENMP" IN_LIST KGEMM_SPACES)
+  message(WARNING "kgemm: this Kokkos enables CUDA but not OpenMP: kgemm-run --space openmp,cuda has no "
+                  "multi-core CPU side (Serial runs on one core). Build Kokkos with -DKokkos_ENABLE_OPENMP=ON.")
+endif()

@@ -50,6 +50,33 @@ refused "'mb99999999999': mb must be 1 to 4096" "$run" --space "$space" --config
 refused "kb must be 1 to 4096" "$run" --space "$space" --config mb64_nb64_kb2147483647_tm4_tn4_team16
 refused "kb must be 1 to 4096" "$run" --space "$space" --config mb64_nb64_kb536870912_tm4_tn4_team16
 
+# kgemm-run's lists and formats: empty, repeated or unknown items are refused before any run.
+refused "option --format: 'xml' is not one of table, csv, json" "$run" --space "$space" --format xml
+refused "unknown space 'gpu'" "$run" --space "$space,gpu"
+refused "option --space needs at least one value" "$run" --space ,
+refused "option --space lists '$space' twice" "$run" --space "$space,$space"
+refused "option --image: '0' is not an integer from 1" "$run" --space "$space" --image 224,0
+refused "option --image needs at least one value" "$run" --space "$space" --image=
+refused "need image 32 to 1048576" "$run" --space "$space" --image 64,16
+refused "option --batch lists '1' twice" "$run" --space "$space" --batch 1,1
+refused "option --batch: '-2'" "$run" --space "$space" --batch 1,-2
+refused "option --dtype lists 'fp32' twice" "$run" --space "$space" --dtype fp32,f32
+refused "unknown dtype 'fp64'" "$run" --space "$space" --dtype fp32,fp64
+refused "unknown model 'resnet99'" "$run" --space "$space" --model resnet99
+refused "need exactly three extents" "$run" --space "$space" --shape 8x8x8,8x8
+refused "option --shape lists '8x8x8' twice" "$run" --space "$space" --shape 8x8x8 --shape 8x8x8
+refused "--model and --image apply to a model only" "$run" --space "$space" --shape 8x8x8 --model resnet18
+refused "--model and --image apply to a model only" "$run" --space "$space" --shape 8x8x8 --image 224
+refused "option --progress takes no value" "$run" --space "$space" --progress=yes
+# Kokkos' flags reach Kokkos under their 4.x names whatever its version, in both tools.
+status=0
+"$run" --space "$space" --shape 8x8x8 --reps 1 --kokkos-num-threads=1 > "$dir/out" 2> "$dir/err" || status=$?
+if [ "$status" != 0 ] || ! grep -q "(1 threads)" "$dir/out"; then
+  echo "FAIL: kgemm-run --kokkos-num-threads=1 -> exit $status:"; head -n 5 "$dir/out" "$dir/err"; failures=$((failures + 1))
+fi
+"$autotune" --space "$space" --reps 1 --budget 1 --shape 8x8x8 --out "$dir/kokkos-flags.yaml" --kokkos-num-threads=1 \
+  > "$dir/out" 2>&1 || { echo "FAIL: autotune refused --kokkos-num-threads=1:"; head -n 5 "$dir/out"; failures=$((failures + 1)); }
+
 # A store path that is a directory or a FIFO: the library warns and runs on its defaults.
 mkfifo "$dir/fifo.yaml"
 for file in "$dir" "$dir/fifo.yaml"; do

@@ -339,7 +339,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     kgemm::pin_openmp_threads_unless_set();
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    kgemm::KokkosArguments kokkos_arguments(argc, argv);
+    Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
     if (cli.has("verify-store")) {
       const std::string path = cli.get("verify-store", "");
       std::vector<std::string> refused;

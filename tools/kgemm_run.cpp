@@ -1,98 +1,513 @@
-// kgemm-run: the main job. Runs every distinct im2col GEMM of a ResNet through kgemm::gemm
-// (configs from the tuned store when there is one, else the space defaults) and prints time
-// and GFLOP/s (2*M*N*K / time) per layer shape, with the geometric mean.
+// kgemm-run: the main job and the course's instrument. Runs every distinct im2col GEMM of a
+// ResNet (or given shapes) through kgemm::gemm (configs from the tuned store when there is one,
+// else the space defaults) on one or more execution spaces in one process, and reports per layer
+// the kernel, launch, call and transfer times, GFLOP/s and the error against an fp64 reference;
+// per model the forward pass: each layer's time times its number of occurrences, summed.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "kgemm.hpp"
 #include "kgemm/fill.hpp"
+#include "kgemm/spaces/compat.hpp"
+#include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
+#include "kgemm/tuner/hashed_reference.hpp"
 #include "kgemm/tuner/timing.hpp"
 
 namespace {
 
 const char* kHelp = R"(usage: kgemm-run [options]
-Runs the im2col GEMM shapes of a ResNet through kgemm::gemm and prints GFLOP/s per shape.
-  --space NAME    serial | openmp | cuda              (default: )" KGEMM_DEFAULT_SPACE R"()
-  --model NAME    resnet18 | resnet34 | resnet50      (default: resnet50)
-  --image N       input image side                    (default: 224)
-  --batch N       batch size, multiplies M            (default: 1)
-  --dtype T       fp32 | fp16                         (default: fp32)
-  --reps N        timed repetitions per shape, median (default: 10)
-  --config STR    run every shape with this config (e.g. mb128_nb64_kb16_tm8_tn4_team256)
+Runs the im2col GEMMs of a ResNet (or given shapes) through kgemm::gemm and prints per layer
+its times, GFLOP/s and error against fp64, and per model the forward pass. LIST options take
+comma-separated values (or repeat the option); every combination runs, all in one process.
+  --space LIST    serial,openmp,cuda                       (default: )" KGEMM_DEFAULT_SPACE R"()
+  --model NAME    resnet18 | resnet34 | resnet50           (default: resnet50)
+  --shape LIST    GEMM shapes MxNxK instead of a model; the batch multiplies M
+  --image LIST    input image sides, e.g. 224,512,1024     (default: 224)
+  --batch LIST    batch sizes, e.g. 1,128: multiply M      (default: 1)
+  --dtype LIST    fp32,fp16                                (default: fp32)
+  --reps N        timed repetitions per layer, median      (default: 10)
+  --config STR    run every layer with this config (e.g. mb128_nb64_kb16_tm8_tn4_team256)
                   instead of the dispatched one
+  --format F      table | csv | json                       (default: table)
+  --progress      a line on stderr as each layer starts
   --list-shapes   print the shapes as CSV (set,layer,m,n,k) and exit: the input of the
                   cuBLAS peer (benchmarks/cublas_peer)
   --help
+Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
+Per layer (one call, medians): kernel = the call's work (GPU: CUDA events around a call queued
+behind another, so without the host's launch; host: the call between fences); launch = host
+time until the call returns, on an idle space; call = launch to completion, as a host clock
+around a call and a fence sees it; transfer = A and B to the device and C back once (0 on host
+spaces: the operands are in host memory already). GFLOP/s = 2 M N K / kernel.
+Errors, over 16 sampled rows of C, against the fp64 product of the inputs as generated (before
+any rounding to fp16): max |C - C64| / max |C64| and mean |C - C64| / mean |C64|.
+Forward pass: the sum over layers of count x kernel (count: the model's layers with that GEMM
+shape), in ms and s; launch, call and transfer are summed the same way.
 )";
 
-void list_shapes(const kgemm::CommandLine& cli) {
-  const std::string model = cli.get("model", "resnet50");
-  const int image = cli.get_count("image", 224), batch = cli.get_count("batch", 1);
-  std::printf("set,layer,m,n,k\n");
-  for (const auto& s : kgemm::resnet_gemm_shapes(model, image, batch))
-    std::printf("%s_i%d_b%d,%s,%d,%d,%d\n", model.c_str(), image, batch, s.layer.c_str(), s.m, s.n, s.k);
+enum class Format { Table, Csv, Json };
+
+const char* dtype_name(kgemm::DType dtype) { return dtype == kgemm::DType::F32 ? "fp32" : "fp16"; }
+
+// One run's GEMMs: a model at one image size and batch, or the given shapes at one batch.
+struct GemmSet {
+  std::string name;   // resnet18_i224_b1 | shapes_b1
+  std::string model;  // empty for --shape
+  int image = 0;      // 0 for --shape
+  int batch = 1;
+  std::vector<kgemm::LayerShape> layers;
+};
+
+// Everything the command line asks for, checked before Kokkos starts (the spaces after).
+struct Plan {
+  std::vector<std::string> spaces;
+  std::vector<kgemm::DType> dtypes;
+  std::vector<GemmSet> sets;
+  int reps = 10;
+  std::optional<kgemm::Config> config;
+  Format format = Format::Table;
+  bool progress = false;
+
+  int layer_runs() const {
+    std::size_t layers = 0;
+    for (const GemmSet& set : sets) layers += set.layers.size();
+    return int(layers * spaces.size() * dtypes.size());
+  }
+};
+
+// A list given with the same item twice would run it twice and print it twice.
+void refuse_repeats(const std::string& option, const std::vector<std::string>& items) {
+  std::set<std::string> seen;
+  for (const std::string& item : items)
+    if (!seen.insert(item).second) throw std::invalid_argument("option --" + option + " lists '" + item + "' twice");
+}
+
+std::vector<std::string> lowercase_list(const kgemm::CommandLine& cli, const std::string& option, const std::string& fallback) {
+  std::vector<std::string> items = cli.get_list(option, fallback);
+  for (std::string& item : items)
+    std::transform(item.begin(), item.end(), item.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  refuse_repeats(option, items);
+  return items;
+}
+
+std::vector<int> count_list(const kgemm::CommandLine& cli, const std::string& option, const std::string& fallback) {
+  const std::vector<int> counts = cli.get_count_list(option, fallback);
+  std::vector<std::string> texts;
+  for (int count : counts) texts.push_back(std::to_string(count));
+  refuse_repeats(option, texts);
+  return counts;
+}
+
+std::vector<GemmSet> gemm_sets(const kgemm::CommandLine& cli) {
+  if (cli.has("shape") && (cli.has("model") || cli.has("image")))
+    throw std::invalid_argument("--shape gives the GEMMs itself; --model and --image apply to a model only");
+  std::vector<GemmSet> sets;
+  for (int batch : count_list(cli, "batch", "1")) {
+    if (cli.has("shape")) {
+      GemmSet set{"shapes_b" + std::to_string(batch), "", 0, batch, {}};
+      const std::vector<std::string> texts = cli.get_list("shape", "");
+      refuse_repeats("shape", texts);
+      for (const std::string& text : texts) set.layers.push_back(kgemm::parse_shape(text, batch));
+      sets.push_back(set);
+      continue;
+    }
+    const std::string model = cli.get("model", "resnet50");
+    for (int image : count_list(cli, "image", "224"))
+      sets.push_back({model + "_i" + std::to_string(image) + "_b" + std::to_string(batch), model, image, batch,
+                      kgemm::resnet_gemm_shapes(model, image, batch)});
+  }
+  return sets;
+}
+
+Plan make_plan(const kgemm::CommandLine& cli) {
+  Plan plan;
+  plan.spaces = lowercase_list(cli, "space", KGEMM_DEFAULT_SPACE);
+  std::vector<std::string> dtype_names;  // canonical: f32 and fp32 are one dtype
+  for (const std::string& name : lowercase_list(cli, "dtype", "fp32")) {
+    plan.dtypes.push_back(kgemm::parse_dtype(name));
+    dtype_names.push_back(dtype_name(plan.dtypes.back()));
+  }
+  refuse_repeats("dtype", dtype_names);
+  plan.sets = gemm_sets(cli);
+  for (const GemmSet& set : plan.sets)
+    for (const kgemm::LayerShape& layer : set.layers) {
+      kgemm::Problem problem;
+      problem.m = layer.m, problem.n = layer.n, problem.k = layer.k;
+      if (const std::string why = kgemm::why_invalid(problem); !why.empty())
+        throw std::invalid_argument(set.name + ", " + layer.layer + ": " + why);
+    }
+  plan.reps = cli.get_count("reps", 10);
+  if (cli.has("config")) plan.config = kgemm::parse_config(cli.get("config", ""));
+  const std::string format = cli.get("format", "table");
+  if (format == "csv")
+    plan.format = Format::Csv;
+  else if (format == "json")
+    plan.format = Format::Json;
+  else if (format != "table")
+    throw std::invalid_argument("option --format: '" + format + "' is not one of table, csv, json");
+  plan.progress = cli.has("progress");
+  return plan;
+}
+
+struct LayerResult {
+  kgemm::LayerShape shape;
+  std::string config;
+  double kernel_s = 0, launch_s = 0, call_s = 0, transfer_s = 0;
+  double max_rel_err = 0, mean_rel_err = 0;
+
+  double flops() const { return 2.0 * shape.m * shape.n * double(shape.k); }
+  double gflops() const { return flops() / kernel_s * 1e-9; }
+};
+
+struct RunResult {
+  std::string space;        // as typed in --space, lower case
+  std::string space_label;  // Kokkos' name: OpenMP, Cuda
+  kgemm::DeviceInfo device;
+  std::string dtype;
+  const GemmSet* set = nullptr;
+  std::string store;  // the tuned store dispatch read, empty when none
+  bool host_memory = true;
+  std::vector<LayerResult> layers;
+};
+
+// A forward pass: each layer's per-call numbers times its count, summed.
+struct Totals {
+  int gemms = 0;
+  double kernel_s = 0, launch_s = 0, call_s = 0, transfer_s = 0, flops = 0;
+  double max_rel_err = 0, mean_rel_err = 0;  // largest over the layers; count-weighted mean
+
+  double gflops() const { return flops / kernel_s * 1e-9; }
+};
+
+Totals forward_pass(const RunResult& run) {
+  Totals t;
+  double weighted_error = 0;
+  for (const LayerResult& layer : run.layers) {
+    const int count = layer.shape.count;
+    t.gemms += count;
+    t.kernel_s += count * layer.kernel_s;
+    t.launch_s += count * layer.launch_s;
+    t.call_s += count * layer.call_s;
+    t.transfer_s += count * layer.transfer_s;
+    t.flops += count * layer.flops();
+    t.max_rel_err = std::max(t.max_rel_err, layer.max_rel_err);
+    weighted_error += count * layer.mean_rel_err;
+  }
+  t.mean_rel_err = weighted_error / t.gemms;
+  return t;
+}
+
+// Errors of C's sampled rows against the fp64 product of the inputs as fill_uniform generated
+// them: for fp16 data that includes rounding the inputs, which is what fp16 costs a network.
+template <class Matrix>
+void measure_error(const Matrix& C, const kgemm::LayerShape& shape, std::uint64_t seed_a, std::uint64_t seed_b,
+                   LayerResult& result) {
+  const std::vector<int> rows = kgemm::sample_rows(shape.m, 16, seed_a);
+  const kgemm::ProductRows reference = kgemm::hashed_product_rows<float>(seed_a, rows, shape.k, seed_b, 0, shape.n);
+  double diff_max = 0, ref_max = 0, diff_sum = 0, ref_sum = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto host_row = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(C, rows[r], Kokkos::ALL));
+    for (int j = 0; j < shape.n; ++j) {
+      const double exact = reference.exact[r * shape.n + j];
+      const double diff = std::abs(double(float(host_row(j))) - exact);
+      diff_max = std::max(diff_max, diff), ref_max = std::max(ref_max, std::abs(exact));
+      diff_sum += diff, ref_sum += std::abs(exact);
+    }
+  }
+  // NaN when C is not finite (std::max would drop it): the output shows a broken kernel.
+  result.max_rel_err = std::isfinite(diff_sum) ? diff_max / ref_max : std::nan("");
+  result.mean_rel_err = diff_sum / ref_sum;
 }
 
 template <class Scalar, class ExecSpace>
-void run_model(const ExecSpace& space, const kgemm::CommandLine& cli) {
+LayerResult measure_layer(const ExecSpace& space, const kgemm::LayerShape& shape, int index, const Plan& plan) {
   using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename ExecSpace::memory_space>;
-  const std::string model = cli.get("model", "resnet50");
-  const int image = cli.get_count("image", 224), batch = cli.get_count("batch", 1), reps = cli.get_count("reps", 10);
-  const auto shapes = kgemm::resnet_gemm_shapes(model, image, batch);
-  std::printf("kgemm-run: %s, image %d, batch %d, %s, space %s (%d threads), Kokkos %s\n", model.c_str(), image,
-              batch, kgemm::to_string(kgemm::dtype_of<Scalar>()), ExecSpace::name(), ExecSpace().concurrency(),
-              kgemm::kokkos_version_string().c_str());
-  const std::string store = kgemm::find_store_file(kgemm::device_info<ExecSpace>());
-  std::printf("tuned configs: %s\n", store.empty() ? "none for this device (space defaults)" : store.c_str());
-  std::printf("%-3s %-28s %8s %5s %5s  %-34s %10s %9s\n", "#", "layer", "M", "N", "K", "config", "time[ms]", "GFLOP/s");
+  const std::uint64_t seed_a = 2 * index + 1, seed_b = 2 * index + 2;
+  Matrix A("A", shape.m, shape.k), B("B", shape.k, shape.n), C("C", shape.m, shape.n);
+  kgemm::fill_uniform(A, seed_a);
+  kgemm::fill_uniform(B, seed_b);
+  kgemm::Options options;
+  options.config = plan.config;
+  const auto call = [&] { kgemm::gemm(space, kgemm::Op::N, kgemm::Op::N, 1.0f, A, B, 0.0f, C, options); };
+
+  LayerResult result;
+  result.shape = shape;
+  const kgemm::Problem problem =
+      kgemm::problem_of(kgemm::gemm_args(kgemm::Op::N, kgemm::Op::N, 1.0f, A, B, 0.0f, C), false);
+  result.config = kgemm::to_string(plan.config ? *plan.config : kgemm::select_config<ExecSpace>(problem));
+  result.kernel_s = kgemm::time_calls(space, call, 1, plan.reps).median_s;
+  // On host spaces the work runs inside the call, so launch and call repeat the kernel's
+  // measurement: a few calls show that without doubling a long CPU run.
+  const int overhead_calls = std::min(plan.reps, kgemm::CallClock<ExecSpace>::queues ? 10 : 3);
+  const kgemm::CallOverheads overheads = kgemm::time_call_overheads(space, overhead_calls, [&](int) { call(); });
+  result.launch_s = overheads.launch_s;
+  result.call_s = overheads.complete_s;
+  space.fence();
+  measure_error(C, shape, seed_a, seed_b, result);
+  // Last: the copies overwrite A and B with the host mirrors' contents.
+  result.transfer_s = kgemm::transfer_seconds(space, A, B, C, std::min(plan.reps, 5));
+  return result;
+}
+
+class Progress {
+ public:
+  Progress(bool enabled, int total) : enabled_(enabled), total_(total) {}
+  void layer(const RunResult& run, const kgemm::LayerShape& shape) {
+    ++done_;
+    if (!enabled_) return;
+    std::fprintf(stderr, "kgemm-run: [%d/%d] %s %s %s: %s (%dx%dx%d)\n", done_, total_, run.space_label.c_str(),
+                 run.dtype.c_str(), run.set->name.c_str(), shape.layer.c_str(), shape.m, shape.n, shape.k);
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  int total_, done_ = 0;
+};
+
+template <class Scalar, class ExecSpace>
+RunResult run_set(const ExecSpace& space, const std::string& space_name, const GemmSet& set, const Plan& plan,
+                  Progress& progress) {
+  RunResult run;
+  run.space = space_name;
+  run.space_label = ExecSpace::name();
+  run.device = kgemm::device_info<ExecSpace>();
+  run.dtype = dtype_name(kgemm::dtype_of<Scalar>());
+  run.set = &set;
+  run.store = kgemm::find_store_file(run.device);
+  run.host_memory = kgemm::in_host_memory<typename ExecSpace::memory_space>;
+  int index = 0;
+  for (const kgemm::LayerShape& shape : set.layers) {
+    progress.layer(run, shape);
+    run.layers.push_back(measure_layer<Scalar>(space, shape, index++, plan));
+  }
+  return run;
+}
+
+// ---- output ----
+
+std::string number(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+// Errors and times as JSON numbers (a non-finite error, a broken kernel's, becomes null).
+std::string json_number(double value) { return std::isfinite(value) ? number("%.9g", value) : "null"; }
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char ch : text) {
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += char(ch);
+    else if (ch < 0x20)
+      out += number("\\u%04x", ch);
+    else
+      out += char(ch);
+  }
+  return out + "\"";
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string transfer_note(const RunResult& run) {
+  return run.host_memory ? " (host space: the operands are in host memory already)" : "";
+}
+
+// The geometric-mean line comes last, as scripts that read a run's last line expect.
+void print_table(const RunResult& run, bool first) {
+  const GemmSet& set = *run.set;
+  if (!first) std::printf("\n");
+  if (set.model.empty())
+    std::printf("kgemm-run: %zu shapes, batch %d, %s, space %s (%d threads), Kokkos %s\n", set.layers.size(),
+                set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
+                kgemm::kokkos_version_string().c_str());
+  else
+    std::printf("kgemm-run: %s, image %d, batch %d, %s, space %s (%d threads), Kokkos %s\n", set.model.c_str(),
+                set.image, set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
+                kgemm::kokkos_version_string().c_str());
+  std::printf("device: %s\ntuned configs: %s\n", run.device.device.c_str(),
+              run.store.empty() ? "none for this device (space defaults)" : run.store.c_str());
+  std::printf("%-3s %-26s %9s %5s %5s %5s  %-34s %10s %10s %10s %12s %9s %11s %11s\n", "#", "layer", "M", "N", "K",
+              "count", "config", "kernel[ms]", "launch[ms]", "call[ms]", "transfer[ms]", "GFLOP/s", "max rel err",
+              "mean rel err");
   double log_sum = 0;
   int index = 0;
-  for (const auto& s : shapes) {
-    Matrix A("A", s.m, s.k), B("B", s.k, s.n), C("C", s.m, s.n);
-    kgemm::fill_uniform(A, 2 * index + 1);
-    kgemm::fill_uniform(B, 2 * index + 2);
-    const kgemm::Problem problem = kgemm::problem_of(
-        kgemm::gemm_args(kgemm::Op::N, kgemm::Op::N, 1.0f, A, B, 0.0f, C), false);
-    kgemm::Options options;
-    if (cli.has("config")) options.config = kgemm::parse_config(cli.get("config", ""));
-    const kgemm::Config config = options.config ? *options.config : kgemm::select_config<ExecSpace>(problem);
-    const auto t = kgemm::time_calls(space, [&] { kgemm::gemm(A, B, C, options); }, 1, reps);
-    const double gflops = problem.flops() / t.median_s * 1e-9;
-    log_sum += std::log(gflops);
-    std::printf("%-3d %-28s %8d %5d %5d  %-34s %10.3f %9.1f\n", ++index, s.layer.c_str(), s.m, s.n, s.k,
-                kgemm::to_string(config).c_str(), t.median_s * 1e3, gflops);
+  for (const LayerResult& l : run.layers) {
+    log_sum += std::log(l.gflops());
+    std::printf("%-3d %-26s %9d %5d %5d %5d  %-34s %10.3f %10.3f %10.3f %12.3f %9.1f %11.2e %11.2e\n", ++index,
+                l.shape.layer.c_str(), l.shape.m, l.shape.n, l.shape.k, l.shape.count, l.config.c_str(),
+                l.kernel_s * 1e3, l.launch_s * 1e3, l.call_s * 1e3, l.transfer_s * 1e3, l.gflops(), l.max_rel_err,
+                l.mean_rel_err);
   }
-  std::printf("geometric mean over %zu shapes: %.1f GFLOP/s\n", shapes.size(), std::exp(log_sum / shapes.size()));
+  const Totals t = forward_pass(run);
+  std::printf("%s (%d GEMMs, sum of count x kernel): %.3f ms = %.6f s, %.1f GFLOP/s; summed the same way: "
+              "launch %.3f ms, call %.3f ms, transfer %.3f ms%s; max rel err %.2e, mean %.2e\n",
+              set.model.empty() ? "all shapes" : "forward pass", t.gemms, t.kernel_s * 1e3, t.kernel_s, t.gflops(),
+              t.launch_s * 1e3, t.call_s * 1e3, t.transfer_s * 1e3, transfer_note(run).c_str(), t.max_rel_err,
+              t.mean_rel_err);
+  std::printf("geometric mean over %zu shapes: %.1f GFLOP/s\n", run.layers.size(),
+              std::exp(log_sum / run.layers.size()));
+  std::fflush(stdout);
+}
+
+// The practice's table: forward-pass seconds per model, image size, batch and dtype, one column per space.
+void print_forward_summary(const std::vector<RunResult>& runs, const Plan& plan) {
+  std::vector<std::string> labels;
+  for (const RunResult& run : runs)
+    if (std::find(labels.begin(), labels.end(), run.space_label) == labels.end()) labels.push_back(run.space_label);
+  std::printf("forward pass, seconds (sum over the layers of count x kernel time):\n%-10s %6s %6s %-6s", "model",
+              "image", "batch", "dtype");
+  for (const std::string& label : labels) std::printf(" %14s", label.c_str());
+  std::printf("\n");
+  for (const GemmSet& set : plan.sets)
+    for (kgemm::DType dtype : plan.dtypes) {
+      std::printf("%-10s %6s %6d %-6s", set.model.empty() ? "shapes" : set.model.c_str(),
+                  set.image ? std::to_string(set.image).c_str() : "-", set.batch, dtype_name(dtype));
+      for (const std::string& label : labels)
+        for (const RunResult& run : runs)
+          if (run.set == &set && run.dtype == dtype_name(dtype) && run.space_label == label)
+            std::printf(" %14.6f", forward_pass(run).kernel_s);
+      std::printf("\n");
+    }
+}
+
+const char* kCsvHeader =
+    "row,space,device,dtype,set,model,image,batch,layer,m,n,k,count,config,kernel_ms,launch_ms,call_ms,"
+    "transfer_ms,gflops,max_rel_err,mean_rel_err,forward_ms,forward_s\n";
+
+// Layer rows: per-call numbers, forward_ms = count x kernel_ms (the layer's share of a forward
+// pass). The forward row: every time column summed as count x time over the layers.
+void print_csv(const RunResult& run) {
+  const GemmSet& set = *run.set;
+  const std::string prefix = csv_field(run.space) + "," + csv_field(run.device.device) + "," + run.dtype + "," +
+                             set.name + "," + set.model + "," + (set.image ? std::to_string(set.image) : "") + "," +
+                             std::to_string(set.batch) + ",";
+  const auto times = [](double kernel, double launch, double call, double transfer, double gflops, double max_err,
+                        double mean_err, double forward) {
+    return number("%.9g", kernel * 1e3) + "," + number("%.9g", launch * 1e3) + "," + number("%.9g", call * 1e3) + "," +
+           number("%.9g", transfer * 1e3) + "," + number("%.6g", gflops) + "," + number("%.4g", max_err) + "," +
+           number("%.4g", mean_err) + "," + number("%.9g", forward * 1e3) + "," + number("%.9g", forward);
+  };
+  for (const LayerResult& l : run.layers)
+    std::printf("layer,%s%s,%d,%d,%d,%d,%s,%s\n", prefix.c_str(), csv_field(l.shape.layer).c_str(), l.shape.m,
+                l.shape.n, l.shape.k, l.shape.count, l.config.c_str(),
+                times(l.kernel_s, l.launch_s, l.call_s, l.transfer_s, l.gflops(), l.max_rel_err, l.mean_rel_err,
+                      l.shape.count * l.kernel_s)
+                    .c_str());
+  const Totals t = forward_pass(run);
+  std::printf("forward,%sforward pass,,,,%d,,%s\n", prefix.c_str(), t.gemms,
+              times(t.kernel_s, t.launch_s, t.call_s, t.transfer_s, t.gflops(), t.max_rel_err, t.mean_rel_err,
+                    t.kernel_s)
+                  .c_str());
+  std::fflush(stdout);
+}
+
+void print_json(const std::vector<RunResult>& runs, const Plan& plan) {
+  std::printf("{\n  \"tool\": \"kgemm-run\",\n  \"kokkos_version\": %s,\n  \"reps\": %d,\n  \"runs\": [",
+              json_string(kgemm::kokkos_version_string()).c_str(), plan.reps);
+  const char* run_separator = "\n";
+  for (const RunResult& run : runs) {
+    const GemmSet& set = *run.set;
+    std::printf("%s    {\"space\": %s, \"space_label\": %s, \"device\": %s, \"arch\": %s, \"threads\": %d,\n", run_separator,
+                json_string(run.space).c_str(), json_string(run.space_label).c_str(),
+                json_string(run.device.device).c_str(), json_string(run.device.arch).c_str(), run.device.threads);
+    std::printf("     \"dtype\": %s, \"set\": %s, \"model\": %s, \"image\": %s, \"batch\": %d, \"store\": %s,\n",
+                json_string(run.dtype).c_str(), json_string(set.name).c_str(),
+                set.model.empty() ? "null" : json_string(set.model).c_str(),
+                set.image ? std::to_string(set.image).c_str() : "null", set.batch,
+                run.store.empty() ? "null" : json_string(run.store).c_str());
+    std::printf("     \"operands_in_host_memory\": %s,\n     \"layers\": [", run.host_memory ? "true" : "false");
+    const char* layer_separator = "\n";
+    for (const LayerResult& l : run.layers) {
+      std::printf("%s       {\"layer\": %s, \"m\": %d, \"n\": %d, \"k\": %d, \"count\": %d, \"config\": %s, "
+                  "\"kernel_ms\": %s, \"launch_ms\": %s, \"call_ms\": %s, \"transfer_ms\": %s, \"gflops\": %s, "
+                  "\"max_rel_err\": %s, \"mean_rel_err\": %s}",
+                  layer_separator, json_string(l.shape.layer).c_str(), l.shape.m, l.shape.n, l.shape.k, l.shape.count,
+                  json_string(l.config).c_str(), json_number(l.kernel_s * 1e3).c_str(),
+                  json_number(l.launch_s * 1e3).c_str(), json_number(l.call_s * 1e3).c_str(),
+                  json_number(l.transfer_s * 1e3).c_str(), json_number(l.gflops()).c_str(),
+                  json_number(l.max_rel_err).c_str(), json_number(l.mean_rel_err).c_str());
+      layer_separator = ",\n";
+    }
+    const Totals t = forward_pass(run);
+    std::printf("],\n     \"forward\": {\"gemms\": %d, \"kernel_ms\": %s, \"kernel_s\": %s, \"launch_ms\": %s, "
+                "\"call_ms\": %s, \"transfer_ms\": %s, \"gflops\": %s, \"max_rel_err\": %s, \"mean_rel_err\": %s}}",
+                t.gemms, json_number(t.kernel_s * 1e3).c_str(), json_number(t.kernel_s).c_str(),
+                json_number(t.launch_s * 1e3).c_str(), json_number(t.call_s * 1e3).c_str(),
+                json_number(t.transfer_s * 1e3).c_str(), json_number(t.gflops()).c_str(),
+                json_number(t.max_rel_err).c_str(), json_number(t.mean_rel_err).c_str());
+    run_separator = ",\n";
+  }
+  std::printf("\n  ]\n}\n");
+}
+
+void list_shapes(const Plan& plan) {
+  std::printf("set,layer,m,n,k\n");
+  for (const GemmSet& set : plan.sets)
+    for (const kgemm::LayerShape& s : set.layers)
+      std::printf("%s,%s,%d,%d,%d\n", set.name.c_str(), csv_field(s.layer).c_str(), s.m, s.n, s.k);
+}
+
+void run_plan(const Plan& plan) {
+  for (const std::string& name : plan.spaces) kgemm::with_space(name, [](auto) {});  // throws for a missing one
+  if (plan.format == Format::Csv) std::printf("%s", kCsvHeader);
+  Progress progress(plan.progress, plan.layer_runs());
+  std::vector<RunResult> runs;
+  for (const std::string& name : plan.spaces)
+    kgemm::with_space(name, [&](auto space) {
+      for (kgemm::DType dtype : plan.dtypes)
+        for (const GemmSet& set : plan.sets) {
+          runs.push_back(dtype == kgemm::DType::F32 ? run_set<float>(space, name, set, plan, progress)
+                                                    : run_set<kgemm::half>(space, name, set, plan, progress));
+          if (plan.format == Format::Table) print_table(runs.back(), runs.size() == 1);
+          if (plan.format == Format::Csv) print_csv(runs.back());
+        }
+    });
+  if (plan.format == Format::Table && runs.size() > 1) {
+    std::printf("\n");
+    print_forward_summary(runs, plan);
+  }
+  if (plan.format == Format::Json) print_json(runs, plan);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    kgemm::CommandLine cli(argc, argv, {"space", "model", "image", "batch", "dtype", "reps", "config"}, {"help", "list-shapes"});
+    const kgemm::CommandLine cli(argc, argv,
+                                 {"space", "model", "shape", "image", "batch", "dtype", "reps", "config", "format"},
+                                 {"help", "list-shapes", "progress"});
     if (cli.has("help")) {
       std::cout << kHelp;
       return 0;
     }
+    const Plan plan = make_plan(cli);
     if (cli.has("list-shapes")) {
-      list_shapes(cli);
+      list_shapes(plan);
       return 0;
     }
     kgemm::pin_openmp_threads_unless_set();
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    const kgemm::DType dtype = kgemm::parse_dtype(cli.get("dtype", "fp32"));
-    kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) {
-      if (dtype == kgemm::DType::F32)
-        run_model<float>(space, cli);
-      else
-        run_model<kgemm::half>(space, cli);
-    });
+    kgemm::KokkosArguments kokkos_arguments(argc, argv);
+    Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
+    run_plan(plan);
   } catch (const std::exception& e) {
     std::cerr << "kgemm-run: " << e.what() << "\n";
     return 1;

@@ -1,4 +1,5 @@
-"""PNG charts: GFLOP/s per layer, CPU vs GPU across image sizes, fp16 vs fp32."""
+"""PNG charts: GFLOP/s per layer, CPU vs GPU across image sizes, fp16 vs fp32; the course's
+forward-pass time by image size and error per layer."""
 import os
 import re
 
@@ -121,6 +122,43 @@ def dtype_charts(out_dir, tables):
         ax.legend(fontsize=9)
         paths.append(_save(fig, _file_name(out_dir, op, set_name, "fp16_vs_fp32")))
     return paths
+
+
+def forward_time_chart(out_dir, name, title, by_series):
+    """Lines of forward-pass seconds against image side; by_series: {legend: {image side: seconds}}."""
+    images = sorted({image for points in by_series.values() for image in points})
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for legend, points in by_series.items():
+        xs = [x for x, image in enumerate(images) if image in points]
+        ys = [points[images[x]] for x in xs]
+        ax.plot(xs, ys, marker="o", label=legend)
+        for x, y in zip(xs, ys):
+            ax.annotate(f"{y:.3g} s", (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
+    ax.set_xticks(range(len(images)), [f"{i}x{i}" for i in images])
+    ax.set_xlabel("image size (pixels)")
+    ax.set_ylabel("forward pass, s (sum of count × kernel time)")
+    ax.set_yscale("log")  # CPU and GPU times differ by orders of magnitude
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=9)
+    return _save(fig, _file_name(out_dir, name))
+
+
+def error_chart(out_dir, name, title, layers, by_series):
+    """Grouped bars of relative error per layer, log scale; by_series: {legend: [error per layer]}."""
+    width = 0.8 / len(by_series)
+    fig, ax = plt.subplots(figsize=(min(max(8, 1.5 + len(layers) * (0.3 + 0.15 * len(by_series))), 32), 5.5))
+    for i, (legend, errors) in enumerate(by_series.items()):
+        points = [(x, e) for x, e in enumerate(errors) if e]  # None (not finite) or 0: no bar on a log axis
+        ax.bar([x - 0.4 + width * (i + 0.5) for x, _ in points], [e for _, e in points], width, label=legend)
+    ax.set_xticks(range(len(layers)), layers, rotation=45, ha="right", fontsize=9)
+    ax.set_xlim(-0.6, len(layers) - 0.4)
+    ax.set_ylabel("relative error against fp64")
+    ax.set_yscale("log")  # fp16 and fp32 errors differ by orders of magnitude
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return _save(fig, _file_name(out_dir, name))
 
 
 def write_charts(out_dir, results, tables, log):

@@ -30,7 +30,7 @@ def _geomean_cell(values, row_count, decimals):
     return cell if len(values) in (0, row_count) else f"{cell} ({len(values)}/{row_count})"
 
 
-def _markdown(header, rows, text_columns):
+def markdown_table(header, rows, text_columns):
     """A markdown table; the first text_columns columns are left-aligned, the numbers right-aligned."""
     align = [":--" if i < text_columns else "--:" for i in range(len(header))]
     return ["| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |" for cells in (header, align, *rows)]
@@ -79,7 +79,7 @@ def performance_table(results):
     geomean_row = ["**geomean**"] + [""] * (len(text_header) - 1)
     geomean_row += [_geomean_cell(present(gflops(shape, s) for shape in shapes), len(shapes), 1) for s in series]
     geomean_row += [_geomean_cell(present(ratio(shape, pair) for shape in shapes), len(shapes), 2) for pair in pairs]
-    return _markdown(header, rows + [geomean_row], len(text_header))
+    return markdown_table(header, rows + [geomean_row], len(text_header))
 
 
 def overhead_table(results):
@@ -95,7 +95,7 @@ def overhead_table(results):
     header += [title for title, _ in OVERHEAD_COLUMNS]
     rows = [[r.shape] + ([r.layer] if show_layer else []) + [series_name(r.series)]
             + [_number(getattr(r, key), 1) for _, key in OVERHEAD_COLUMNS] for r in measured]
-    return _markdown(header, rows, len(header) - len(OVERHEAD_COLUMNS))
+    return markdown_table(header, rows, len(header) - len(OVERHEAD_COLUMNS))
 
 
 def call_time_ratios(results):

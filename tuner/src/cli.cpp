@@ -11,6 +11,7 @@ CommandLine::CommandLine(int argc, char** argv, const std::set<std::string>& opt
                          const std::set<std::string>& flags) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg.rfind("--kokkos-", 0) == 0) continue;  // Kokkos::initialize reads them from the same argv
     if (arg.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + arg + "' (see --help)");
     std::string name = arg.substr(2), value;
     const auto eq = name.find('=');

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace kgemm {
 
@@ -25,6 +26,33 @@ inline std::string kokkos_version_string() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
          "." + std::to_string(KOKKOS_VERSION % 100);
 }
+
+// argv for Kokkos::initialize with Kokkos' flags under their 4.x names on any version: Kokkos
+// before 3.7 calls --kokkos-num-threads=N --kokkos-threads=N and silently ignores the newer name.
+class KokkosArguments {
+ public:
+  KokkosArguments(int argc, char** argv) : argc_(argc) {
+    for (int i = 0; i < argc; ++i) {
+      std::string word = argv[i];
+#if KOKKOS_VERSION < 30700
+      const std::string newer = "--kokkos-num-threads";
+      if (word.rfind(newer, 0) == 0) word = "--kokkos-threads" + word.substr(newer.size());
+#endif
+      words_.push_back(word);
+    }
+    for (std::string& word : words_) pointers_.push_back(word.data());
+    pointers_.push_back(nullptr);
+  }
+  KokkosArguments(const KokkosArguments&) = delete;
+  KokkosArguments& operator=(const KokkosArguments&) = delete;
+  int& argc() { return argc_; }
+  char** argv() { return pointers_.data(); }
+
+ private:
+  int argc_;
+  std::vector<std::string> words_;
+  std::vector<char*> pointers_;
+};
 
 // Largest team scratch the space grants a team of `team_size` threads at `level`. On CUDA,
 // scratch_size_max(0) keeps room for the team reductions of 1024-thread teams (40 KB of 48);

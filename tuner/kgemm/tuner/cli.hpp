@@ -1,6 +1,8 @@
 #pragma once
 // Minimal "--name value" / "--flag" command-line parsing shared by kgemm's tools; unknown
-// options and malformed values stop the tool with a message naming them.
+// options and malformed values stop the tool with a message naming them. Kokkos' own flags
+// (--kokkos-num-threads=N, --kokkos-device-id=N, ...) are left to Kokkos::initialize, which
+// reads the same argv.
 #include <climits>
 #include <map>
 #include <set>

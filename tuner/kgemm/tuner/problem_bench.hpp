@@ -19,6 +19,7 @@
 #include "kgemm.hpp"
 #include "kgemm/fill.hpp"
 #include "kgemm/tuner/error_bound.hpp"
+#include "kgemm/tuner/hashed_reference.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/timing.hpp"
 
@@ -178,9 +179,7 @@ class ProblemBench {
   }
 
  private:
-  static double stored(std::uint64_t seed, std::size_t index) {
-    return double(float(Scalar(uniform_from_hash(seed, index))));
-  }
+  static double stored(std::uint64_t seed, std::size_t index) { return hashed_element<Scalar>(seed, index); }
 
   // Every element when the problem is small enough; else per product every kCheckedStride-th
   // row and the last, in every kCheckedStride-th column and the last. Why the sample catches a

@@ -59,4 +59,51 @@ Timing time_calls(const ExecSpace& space, F&& run, int warmup, int reps) {
   return detail::summarize(seconds);
 }
 
+// What a call costs the host, each call made on an idle space: launch = host time until call(i)
+// returns, complete = from launch to completion (host clock). On host spaces the work runs
+// inside the call, so the two match. Medians of `calls` calls; call(i) may rotate operand sets.
+struct CallOverheads {
+  double launch_s = 0;
+  double complete_s = 0;
+};
+
+template <class ExecSpace, class Call>
+CallOverheads time_call_overheads(const ExecSpace& space, int calls, const Call& call) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  std::vector<double> launch(calls), complete(calls);
+  for (int i = 0; i < calls; ++i) {
+    space.fence();
+    const auto start = Clock::now();
+    call(i);
+    launch[i] = since(start);
+    space.fence();
+    complete[i] = since(start);
+  }
+  return {detail::summarize(launch).median_s, detail::summarize(complete).median_s};
+}
+
+// True where views of this memory space live in host memory: nothing to transfer.
+template <class MemorySpace>
+constexpr bool in_host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+// Moving a GEMM's operands: A and B host->device and C device->host once, from and to pageable
+// host memory (as an application's own arrays), median of `reps`; 0 where they live in host memory.
+template <class ExecSpace, class AV, class BV, class CV>
+double transfer_seconds(const ExecSpace& space, const AV& A, const BV& B, const CV& C, int reps) {
+  if constexpr (in_host_memory<typename CV::memory_space>) {
+    return 0;
+  } else {
+    const auto host_A = Kokkos::create_mirror_view(A);
+    const auto host_B = Kokkos::create_mirror_view(B);
+    const auto host_C = Kokkos::create_mirror_view(C);
+    const auto round_trip = [&] {
+      Kokkos::deep_copy(A, host_A);
+      Kokkos::deep_copy(B, host_B);
+      Kokkos::deep_copy(host_C, C);
+    };
+    return time_median(space, round_trip, 0, reps).median_s;
+  }
+}
+
 }  // namespace kgemm
