@@ -86,6 +86,7 @@ grep -q "team65536" "$store" && { echo "FAIL: the illegal entry is still stored"
 
 # --verify-store checks the store on its own space; tuning options would be silently ignored.
 refused "--budget does not apply to --verify-store" "$autotune" --verify-store "$store" --budget 3
+refused "--shard does not apply to --verify-store" "$autotune" --verify-store "$store" --shard 0/2
 other=serial; [ "$space" = serial ] && other=openmp
 refused "holds configs of the" "$autotune" --verify-store "$store" --space "$other"
 
