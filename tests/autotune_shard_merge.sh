@@ -7,26 +7,11 @@
 # Usage: autotune_shard_merge.sh <autotune binary> <space>
 set -euo pipefail
 autotune=$1 space=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+# shellcheck source=support/checks.sh
+source "$(dirname "$0")/support/checks.sh"
 export KOKKOS_NUM_THREADS=1  # one device fingerprint for every run, whatever the machine
 # problems <store>: its problems, one line each, sorted (configs and speeds left out).
 problems() { grep -o 'kernel: [^}]*batch: [0-9]*' "$1" | sort; }
-# refused <fragment> <command...>: exit status 1 and the fragment in stderr.
-refused() {
-  local fragment=$1 status=0
-  shift
-  timeout 120 "$@" > "$dir/out" 2> "$dir/err" || status=$?
-  if [ "$status" != 1 ] || ! grep -qF -- "$fragment" "$dir/err"; then
-    fail "$* -> exit $status (want 1 with '$fragment'); stderr:"
-    sed 's/^/  /' "$dir/err" | head -n 5
-  fi
-}
 shapes=--shape=8x8x8,16x16x16,24x8x8,8x8x8,32x16x8
 tune=("$autotune" --space "$space" --reps 2 --budget 3 "$shapes")
 
@@ -89,5 +74,4 @@ stored=$(problems "$dir/limited.yaml" 2> /dev/null | wc -l)
 { [ "$status" = 0 ] && grep -q -- "--time-limit 2s reached: $stored of 12 shapes done" "$dir/limited.log" && [ "$stored" -ge 1 ] &&
   [ "$stored" -lt 12 ]; } || fail "--time-limit 2s: exit $status, $stored of 12 stored; log: $(tail -n 3 "$dir/limited.log")"
 
-[ "$failures" = 0 ] || { echo "$failures shard/merge checks failed ($space)"; exit 1; }
-echo "shard and merge checks passed ($space)"
+finish "shard and merge ($space)"

@@ -6,13 +6,8 @@
 set -euo pipefail
 autotune=$1 space=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+# shellcheck source=support/checks.sh
+source "$(dirname "$0")/support/checks.sh"
 entries() { grep -o '{kernel: .*}' "$1" | sort; }
 problems() { grep -o 'kernel: [^}]*batch: [0-9]*' "$1" | sort; }
 tune_args=(--shape 8x8x8,16x16x16,24x8x8,32x32x32,40x8x16 --batch 1,2 --budget 3 --reps 2)
@@ -42,5 +37,4 @@ status=0
 "$root/cluster/tune_node.sh" --space "$space" --autotune "$autotune" --out "$dir/x.yaml" > "$dir/x.log" 2>&1 || status=$?
 { [ "$status" = 1 ] && grep -q -- "--processes N is required" "$dir/x.log"; } || fail "no --processes: exit $status; $(cat "$dir/x.log")"
 
-[ "$failures" = 0 ] || { echo "$failures tune_node checks failed ($space)"; exit 1; }
-echo "tune_node checks passed ($space): $(problems "$dir/node.yaml" | wc -l) problems from 2 processes, as from one"
+finish "tune_node ($space: 10 problems from 2 processes, as from one)"
