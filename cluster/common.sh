@@ -61,7 +61,8 @@ run_kgemm() {
   local tool result=$KGEMM_OUT_DIR/results/$3-${SLURM_JOB_ID:-local}.txt
   tool=$(kgemm_tool "$1" kgemm-run)
   words "${KGEMM_RUN_ARGS:---model resnet18 --image 224}"
-  echo "kgemm: $(hostname -s), job ${SLURM_JOB_ID:-none}, $2, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"
+  echo "kgemm: $(hostname -s), job ${SLURM_JOB_ID:-none}, $2, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}," \
+       "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset}"
   if [ "${KGEMM_DRY_RUN:-0}" = 1 ]; then
     run "$tool" --space "$2" "${words[@]}"
     return

@@ -4,7 +4,9 @@
 # munge key and socket, its own ports, state, spool and logs in a scratch folder. Submits the
 # CPU job and the tuning array (2 shards, OpenMP, tiny shapes) with its merge job through
 # cluster/submit.sh, waits for them, and checks the CPU job's table, each shard's store, and
-# that the merged store is exactly their union. Then an array whose tasks fail: its merge job
+# that the merged store is exactly their union. The GPU job goes through the same Slurm as a
+# dry run on a stand-in GPU (a gres backed by /dev/null): Slurm must schedule its --gres=gpu:1
+# and set CUDA_VISIBLE_DEVICES; kgemm-run is not run. Then an array whose tasks fail: its merge job
 # never runs and the merged store stays as it was. Every daemon is stopped at the end, also on
 # failure (they run in the foreground under this script; their PIDs are its children's).
 # Usage: cluster_slurm.sh <build dir with tools/autotune and tools/kgemm-run>
@@ -100,9 +102,13 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
 MpiDefault=none
-${node%%RealMemory=*}RealMemory=$((memory * 9 / 10))
+GresTypes=gpu
+${node%%RealMemory=*}RealMemory=$((memory * 9 / 10)) Gres=gpu:1
 PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
+# A stand-in GPU (no device behind it): enough for Slurm to schedule the GPU job's --gres=gpu:1
+# and set CUDA_VISIBLE_DEVICES; the job itself runs as a dry run.
+echo "Name=gpu File=/dev/null" > "$dir/gres.conf"
 slurmctld -D -c -f "$SLURM_CONF" > "$dir/slurmctld.stdout.log" 2>&1 &
 daemons+=("slurmctld:$!")
 slurmd -D -f "$SLURM_CONF" > "$dir/slurmd.stdout.log" 2>&1 &
@@ -122,6 +128,10 @@ wait_for() {
   ids=$(IFS=,; echo "$*")
   for _ in $(seq 600); do
     [ -z "$(squeue -h -j "$ids" 2> /dev/null)" ] && return 0
+    if squeue -h -j "$ids" -o '%r' | grep -qE 'PartitionConfig|BadConstraints|Partition.*Limit'; then
+      say "a job can never start here:"; squeue -j "$ids" -o '%i %j %T %r'
+      return 1
+    fi
     sleep 1
   done
   say "jobs $ids still queued after 10 minutes:"; squeue
@@ -135,12 +145,17 @@ export KGEMM_TUNE_ARGS="--shape 8x8x8,16x16x16,24x8x8,32x16x8,40x8x8 --budget 3 
 (cd "$dir" && "$root/cluster/submit.sh" --shards 2) > "$dir/submit.log" 2>&1 || { cat "$dir/submit.log"; exit 1; }
 cpu=$(job cpu) array=$(job array) merge=$(job merge)
 say "submitted: cpu job $cpu, tuning array $array, merge job $merge"
-wait_for "$cpu" "$array" "$merge"
+gpu=$(cd "$dir" && KGEMM_DRY_RUN=1 sbatch --parsable --cpus-per-task=1 --output="$dir/out/logs/%x-%j.out" "$root/cluster/gpu_job.sh")
+say "submitted: gpu job $gpu (a dry run on the stand-in GPU)"
+wait_for "$cpu" "$array" "$merge" "$gpu"
 
 out=$dir/out
 logs=$out/logs
 grep -q "conv5_1.conv2" "$out/results/cpu-$cpu.txt" 2> /dev/null || fail "the CPU job left no table in $out/results/cpu-$cpu.txt"
 grep -q "kgemm: result in" "$logs/kgemm-cpu-$cpu.out" 2> /dev/null || fail "the CPU job's log does not end with its result"
+grep -q "CUDA_VISIBLE_DEVICES=0" "$logs/kgemm-gpu-$gpu.out" 2> /dev/null || fail "the GPU job was granted no GPU"
+grep -q "dry run: .*/tools/kgemm-run --space cuda" "$logs/kgemm-gpu-$gpu.out" 2> /dev/null ||
+  fail "the GPU job did not name kgemm-run --space cuda"
 stores=$out/stores/$array
 for i in 0 1; do
   grep -q "shard $i/2: " "$logs/kgemm-tune-${array}_$i.out" 2> /dev/null || fail "array task $i did not tune shard $i/2"
@@ -164,4 +179,4 @@ grep -q "bad budget '0'" "$logs/kgemm-tune-${array}_0.out" || fail "the failing 
 cmp -s "$merged" "$dir/merged.before" || fail "the merged store changed after a failed array"
 
 [ "$failures" = 0 ] || { say "$failures checks failed"; exit 1; }
-say "passed: CPU job, 2-shard tuning array and merge on a single-node Slurm ($(sinfo -V))"
+say "passed: CPU job, GPU job (dry run), 2-shard tuning array and merge on a single-node Slurm ($(sinfo -V))"
