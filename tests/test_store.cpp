@@ -25,6 +25,7 @@
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
+#include "kgemm/tuner/store_merge.hpp"
 #include "support/cases.hpp"
 #include "support/gemm_check.hpp"
 
@@ -477,6 +478,160 @@ TEST(StoreLookup, ExactEntryAndNearestShape) {
   // An entry the caller refuses gives way to the next closest.
   const auto not_1024 = [](const TunedEntry& e) { return e.problem.m != 1024; };
   EXPECT_EQ(found(store.nearest(query, not_1024)), to_string(gemm_f32(128, 64, 147)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merging the stores of shards
+
+// The sample entries split among files: entry i goes to file i % files.size().
+std::vector<std::string> sample_shards(const TempDir& dir, int files, const DeviceInfo& device = kTestDevice) {
+  std::vector<ConfigStore> shards(files);
+  std::vector<std::string> paths;
+  for (int i = 0; i < files; ++i) shards[i].header = StoreHeader::stamped(device);
+  const auto entries = sample_entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) shards[i % files].put(entries[i]);
+  for (int i = 0; i < files; ++i) {
+    paths.push_back(dir.file("shard" + std::to_string(i) + ".yaml"));
+    shards[i].save(paths.back());
+  }
+  return paths;
+}
+
+TEST(StoreMerge, DisjointStoresGiveTheUnion) {
+  TempDir dir;
+  const std::string out = dir.file("merged/all.yaml");
+  const MergeOutcome outcome = merge_stores(sample_shards(dir, 3), out);
+  EXPECT_TRUE(outcome.clashes.empty());
+  EXPECT_EQ(outcome.added, int(sample_entries().size()));
+  const ConfigStore merged = ConfigStore::load(out);
+  EXPECT_TRUE(merged.entries() == sample_store().entries());
+  EXPECT_TRUE(merged.entries() == outcome.store.entries());
+  EXPECT_TRUE(same_device(merged.header.device, kTestDevice));
+
+  // Merging again adds nothing and reports nothing: the same entries are no clash.
+  const MergeOutcome again = merge_stores(sample_shards(dir, 2), out);
+  EXPECT_EQ(again.added, 0);
+  EXPECT_TRUE(again.clashes.empty());
+  EXPECT_TRUE(ConfigStore::load(out).entries() == sample_store().entries());
+}
+
+TEST(StoreMerge, FasterMeasurementWinsAClashAndTheMergeSaysSo) {
+  TempDir dir;
+  ConfigStore slow = sample_store(), fast = sample_store();
+  TunedEntry better = *fast.exact(kTunedShape);
+  better.config.kb = 64;
+  better.gflops = 80;
+  fast.put(better);
+  slow.save(dir.file("slow.yaml"));
+  fast.save(dir.file("fast.yaml"));
+  for (const std::string first : {"slow", "fast"}) {
+    const std::vector<std::string> inputs = {dir.file(first + ".yaml"), dir.file(first == "slow" ? "fast.yaml" : "slow.yaml")};
+    const std::string out = dir.file(first + "-first.yaml");
+    const MergeOutcome outcome = merge_stores(inputs, out);
+    const ConfigStore merged = ConfigStore::load(out);
+    ASSERT_NE(merged.exact(kTunedShape), nullptr);
+    EXPECT_TRUE(*merged.exact(kTunedShape) == better) << "from " << inputs[0] << " first";
+    EXPECT_EQ(merged.entries().size(), sample_entries().size());
+    ASSERT_EQ(outcome.clashes.size(), 1u);
+    const std::string& clash = outcome.clashes[0];
+    EXPECT_EQ(clash, to_string(kTunedShape) + ": kept " + dir.file("fast.yaml") + "'s mb64_nb64_kb64_tm4_tn4_team16 (80 GFLOP/s) over " +
+                         dir.file("slow.yaml") + "'s mb64_nb64_kb32_tm4_tn4_team16 (55.2 GFLOP/s), the faster");
+  }
+
+  // Equal speeds, different configs: the first given stays, and the merge says why.
+  better.gflops = 55.2;
+  fast.put(better);
+  fast.save(dir.file("fast.yaml"));
+  const MergeOutcome tie = merge_stores({dir.file("slow.yaml"), dir.file("fast.yaml")}, dir.file("tie.yaml"));
+  EXPECT_EQ(to_string(ConfigStore::load(dir.file("tie.yaml")).exact(kTunedShape)->config), "mb64_nb64_kb32_tm4_tn4_team16");
+  ASSERT_EQ(tie.clashes.size(), 1u);
+  EXPECT_NE(tie.clashes[0].find("the first of equal speed"), std::string::npos) << tie.clashes[0];
+}
+
+TEST(StoreMerge, TheOutputsOwnEntriesTakePart) {
+  TempDir dir;
+  const std::string out = dir.file("out.yaml");
+  ConfigStore held;
+  held.header = StoreHeader::stamped(kTestDevice);
+  TunedEntry fastest = sample_entries()[1];  // kTunedShape at 55.2
+  fastest.gflops = 500;
+  const TunedEntry only_here{gemm_f32(5, 6, 7), {16, 16, 32, 1, 1, 2}, 3.5, 3.5, 2};
+  held.put(fastest);
+  held.put(only_here);
+  held.save(out);
+  const MergeOutcome outcome = merge_stores(sample_shards(dir, 2), out);
+  const ConfigStore merged = ConfigStore::load(out);
+  EXPECT_EQ(merged.entries().size(), sample_entries().size() + 1);
+  EXPECT_TRUE(*merged.exact(kTunedShape) == fastest);
+  EXPECT_TRUE(*merged.exact(only_here.problem) == only_here);
+  EXPECT_EQ(outcome.added, int(sample_entries().size()) - 1);
+  ASSERT_EQ(outcome.clashes.size(), 1u);
+  EXPECT_NE(outcome.clashes[0].find("kept " + out + "'s"), std::string::npos) << outcome.clashes[0];
+}
+
+TEST(StoreMerge, AnotherDevicesStoreIsRefusedNamingBoth) {
+  TempDir dir;
+  const std::string out = dir.file("out.yaml");
+  DeviceInfo more_threads = kTestDevice;
+  more_threads.threads = 8;
+  std::vector<std::string> inputs = sample_shards(dir, 2);
+  ConfigStore foreign;
+  foreign.header = StoreHeader::stamped(more_threads);
+  foreign.put({gemm_f32(5, 6, 7), {16, 16, 32, 1, 1, 2}, 3.5, 3.5, 2});
+  inputs.push_back(dir.file("foreign.yaml"));
+  foreign.save(inputs.back());
+  try {
+    merge_stores(inputs, out);
+    ADD_FAILURE() << "merged a store of another device";
+  } catch (const StoreError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("kgemm: " + inputs.back() + ": holds configs of " + to_string(more_threads) + ", but " +
+                                inputs.front() + " holds configs of " + to_string(kTestDevice),
+                            0),
+              0u)
+        << message;
+  }
+  EXPECT_FALSE(fs::exists(out));
+
+  // An output of another device is refused as autotune refuses it.
+  foreign.save(out);
+  const std::string before = read_text(out);
+  EXPECT_THROW(merge_stores(sample_shards(dir, 2), out), StoreError);
+  EXPECT_EQ(read_text(out), before);
+}
+
+// Nothing is lost: one bad entry in one input refuses the whole merge, the output as it was.
+TEST(StoreMerge, ABadInputRefusesTheMergeAndLeavesTheOutputUntouched) {
+  TempDir dir;
+  const std::string out = dir.file("out.yaml");
+  ConfigStore held;
+  held.header = StoreHeader::stamped(kTestDevice);
+  held.put({gemm_f32(5, 6, 7), {16, 16, 32, 1, 1, 2}, 3.5, 3.5, 2});
+  held.save(out);
+  const std::string before = read_text(out);
+  const std::vector<std::string> inputs = sample_shards(dir, 2);
+  const std::pair<std::string, std::string> spoilers[] = {
+      {"gflops: 55.2", "gflops: inf"},
+      {"config: mb64_nb64_kb32_tm4_tn4_team16", "config: mb64_nb64_kb32_tm0_tn4_team16"},
+      {"m: 12544", "m: 0"},
+  };
+  const std::string good = read_text(inputs[1]);
+  for (const auto& [from, to] : spoilers) {
+    write_text(inputs[1], text_after_replacing(good, from, to));
+    try {
+      merge_stores(inputs, out);
+      ADD_FAILURE() << "merged a store with " << to;
+    } catch (const StoreError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("kgemm: " + inputs[1] + ": line ", 0), 0u) << e.what();
+    }
+    EXPECT_EQ(read_text(out), before) << to;
+  }
+  write_text(inputs[1], good);
+  EXPECT_THROW(merge_stores({inputs[0], dir.file("missing.yaml")}, out), StoreError);
+  EXPECT_THROW(merge_stores({}, out), std::invalid_argument);
+  EXPECT_EQ(read_text(out), before);
+  for (const auto& file : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(file.path().string().find(".tmp."), std::string::npos) << file.path();
 }
 
 // ---------------------------------------------------------------------------------------------

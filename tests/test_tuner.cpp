@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
+#include "kgemm/tuner/shard.hpp"
 
 namespace kgemm::test {
 namespace {
@@ -275,6 +277,63 @@ TEST(SearchSpace, SmallProductsStartGroupedWhereTheSpaceGroups) {
     }
     for (const Config& start : search_starts<Space>(layers, 132)) EXPECT_EQ(start.bb, 1) << to_string(start);
   });
+}
+
+
+// Shards of a problem list: numbered from 0, each input the rule it breaks named, and the
+// shards of one count partition the list, each keeping its order.
+TEST(Shard, ParsesIndexOfCountFromZero) {
+  for (const auto& [text, index, count] : {std::tuple{"0/1", 0, 1}, {"1/2", 1, 2}, {"3/4", 3, 4}, {"0/1000", 0, 1000}}) {
+    const Shard shard = parse_shard(text);
+    EXPECT_EQ(shard.index, index) << text;
+    EXPECT_EQ(shard.count, count) << text;
+  }
+  const std::pair<std::string, std::string> bad[] = {
+      {"2/2", "the index must be below the count 2, so 1 at most"},
+      {"4/2", "the index must be below the count 2"},
+      {"1/0", "the count n must be an integer >= 1"},
+      {"0/-2", "the count n must be an integer >= 1"},
+      {"-1/2", "the index i must be an integer >= 0"},
+      {"1", "no '/'"},
+      {"", "no '/'"},
+      {"/2", "the index i must be"},
+      {"1/", "the count n must be"},
+      {"1/2/3", "the count n must be"},
+      {"a/b", "the count n must be"},
+      {"1/99999999999", "the count n must be"},
+      {" 1/2", "the index i must be"},
+  };
+  for (const auto& [text, reason] : bad) {
+    try {
+      parse_shard(text);
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const std::invalid_argument& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.rfind("bad shard '" + text + "': ", 0), 0u) << message;
+      EXPECT_NE(message.find(reason), std::string::npos) << message << "\nmissing: " << reason;
+      EXPECT_NE(message.find("numbered from 0"), std::string::npos) << message;
+    }
+  }
+}
+
+TEST(Shard, ShardsOfOneCountPartitionTheListInOrder) {
+  std::vector<int> items(11);
+  for (int i = 0; i < 11; ++i) items[i] = 100 + i;
+  for (int count = 1; count <= 13; ++count) {
+    std::vector<int> all;
+    for (int index = 0; index < count; ++index) {
+      const std::vector<int> taken = shard_of(items, Shard{index, count});
+      EXPECT_TRUE(std::is_sorted(taken.begin(), taken.end())) << index << "/" << count;
+      // Round robin: sizes differ by one at most.
+      EXPECT_LE(taken.size(), (items.size() + count - 1) / count) << index << "/" << count;
+      EXPECT_GE(taken.size(), items.size() / count) << index << "/" << count;
+      all.insert(all.end(), taken.begin(), taken.end());
+    }
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(all, items) << "shards of " << count;
+  }
+  EXPECT_EQ(shard_of(items, Shard{1, 4}), (std::vector<int>{101, 105, 109}));
+  EXPECT_TRUE(shard_of(std::vector<int>{}, Shard{0, 3}).empty());
 }
 
 }  // namespace

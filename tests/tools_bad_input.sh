@@ -6,22 +6,9 @@
 # Usage: tools_bad_input.sh <autotune binary> <kgemm-run binary> <space>
 set -euo pipefail
 autotune=$1 run=$2 space=$3
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+# shellcheck source=support/checks.sh
+source "$(dirname "$0")/support/checks.sh"
 store=$dir/store.yaml
-failures=0
-
-# refused <fragment> <command...>: exit status 1 and the fragment in stderr.
-refused() {
-  local fragment=$1 status=0
-  shift
-  timeout 120 "$@" > "$dir/out" 2> "$dir/err" || status=$?
-  if [ "$status" != 1 ] || ! grep -qF -- "$fragment" "$dir/err"; then
-    echo "FAIL: $* -> exit $status (want 1 with '$fragment'); stderr:"
-    sed 's/^/  /' "$dir/err" | head -n 5
-    failures=$((failures + 1))
-  fi
-}
 tune=("$autotune" --space "$space" --reps 2 --out "$store")
 
 refused "option --batch: '0' is not an integer from 1" "${tune[@]}" --shape 8x8x8 --batch 0
@@ -113,6 +100,7 @@ grep -q "team65536" "$store" && { echo "FAIL: the illegal entry is still stored"
 
 # --verify-store checks the store on its own space; tuning options would be silently ignored.
 refused "--budget does not apply to --verify-store" "$autotune" --verify-store "$store" --budget 3
+refused "--shard does not apply to --verify-store" "$autotune" --verify-store "$store" --shard 0/2
 other=serial; [ "$space" = serial ] && other=openmp
 refused "holds configs of the" "$autotune" --verify-store "$store" --space "$other"
 

@@ -8,6 +8,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -20,11 +22,15 @@
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
 #include "kgemm/tuner/search_space.hpp"
+#include "kgemm/tuner/shard.hpp"
+#include "kgemm/tuner/store_merge.hpp"
+#include "kgemm/text_number.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
 
 namespace {
 
 const char* kHelp = R"(usage: autotune [options]
+       autotune merge --out FILE STORE...
 Finds the fastest correct kernel config for each GEMM shape on one execution space and writes
 them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --space NAME        serial | openmp | cuda                        (default: )" KGEMM_DEFAULT_SPACE R"()
@@ -42,10 +48,17 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
                       device idle) and of the store's config for the shape, over configs
                       one parameter step away, restarting at random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
+  --time-limit T      the whole run: T seconds, minutes or hours (e.g. 600s, 45m, 2h). The
+                      shape under way when time runs out keeps the best config found so far
+                      (its search cut short); later shapes are left for a rerun with --resume
   --out FILE          store to update (default: the device's store in the search path when
                       writable, else share/kgemm/configs beside the program when writable,
                       else $XDG_DATA_HOME/kgemm, which starts as a copy of a read-only store)
   --resume            skip shapes the store already has
+  --shard I/N         tune only shard I of N (numbered from 0: 0/N .. N-1/N) of the
+                      problem list (repeats dropped): problems I, I+N, I+2N, ... Each
+                      shard writes its own store (--out, created even when the shard is
+                      empty); `autotune merge` joins them
   --reps N            timed repetitions per candidate, median          (default: 7)
   --seed N            seed of the inputs and the random strategies     (default: 1)
   --cache FILE        also append every measurement to FILE (tab-separated)
@@ -55,6 +68,9 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
                       beta 0.5), check it as tuning does and report each entry's verdict; exit
                       status 1 when any entry fails, cannot run here or is refused on load
   --help
+merge: adds the entries of the STOREs (one device's, loaded strictly) to --out (created or
+extended); where two hold the same problem, the one with more GFLOP/s wins, and merge says so.
+A bad or foreign store refuses the whole merge and leaves --out as it was.
 Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
 fully written and every element (every 7th row and column on large problems) within an error
 bound derived from its inputs of the fp64 result; wrong configs never win.
@@ -94,6 +110,21 @@ std::vector<Request> requests(const kgemm::CommandLine& cli) {
   return out;
 }
 
+// The problems of the run: each once, in the order first asked for (a repeat would be tuned
+// twice, the second result overwriting the first), and of those only this run's shard.
+std::vector<Request> problems_to_tune(const kgemm::CommandLine& cli) {
+  std::vector<Request> distinct;
+  std::set<kgemm::Problem, kgemm::StoreOrder> seen;
+  for (const Request& request : requests(cli))
+    if (seen.insert(request.problem).second) distinct.push_back(request);
+  if (!cli.has("shard")) return distinct;
+  const kgemm::Shard shard = kgemm::parse_shard(cli.get("shard", ""));
+  std::vector<Request> taken = kgemm::shard_of(distinct, shard);
+  std::fprintf(stderr, "autotune: shard %d/%d: %zu of %zu problems\n", shard.index, shard.count, taken.size(),
+               distinct.size());
+  return taken;
+}
+
 // The store autotune extends unless --out names one. When the store in use is read-only (an
 // installed prefix), a new one in the user's data directory starts as a copy of it: that
 // directory comes first in the search path, and dispatch must not lose the installed entries.
@@ -108,6 +139,18 @@ std::string default_store_path(const kgemm::DeviceInfo& device) {
                  installed.entries().size());
   }
   return path;
+}
+
+// "90s", "45m", "2h": a positive duration in seconds, up to a year (a job's --time).
+double parse_time_limit(const std::string& text) {
+  const std::map<char, double> units{{'s', 1}, {'m', 60}, {'h', 3600}};
+  const auto unit = text.empty() ? units.end() : units.find(text.back());
+  const auto number = unit == units.end() ? std::nullopt : kgemm::finite_at_least(text.substr(0, text.size() - 1), 0);
+  const double seconds = number ? *number * unit->second : 0;
+  if (seconds <= 0 || seconds > 365.0 * 24 * 3600)
+    throw std::invalid_argument("option --time-limit: bad duration '" + text +
+                                "' (expected a number > 0 with s, m or h, e.g. 600s, 45m, 2h; a year at most)");
+  return seconds;
 }
 
 std::string format_significant(double value) {
@@ -196,18 +239,33 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
   const kgemm::Strategy strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
   const kgemm::Budget budget = kgemm::parse_budget(cli.get("budget", "40"));
+  const double time_limit = cli.has("time-limit") ? parse_time_limit(cli.get("time-limit", "")) : 0;
+  const std::vector<Request> todo = problems_to_tune(cli);
+  const auto run_start = std::chrono::steady_clock::now();
   const std::string cache = cli.get("cache", "");
   std::map<std::string, std::vector<kgemm::Evaluated>> replay;
   if (cli.has("replay")) replay = kgemm::load_measurements(cli.get("replay", ""));
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
               kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
-  const std::vector<Request> todo = requests(cli);
+  // A merge job lists every shard's store: an empty shard still leaves one.
+  if (cli.has("shard") && access(path.c_str(), F_OK) != 0)
+    store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {});
   std::vector<Row> rows;
   int index = 0;
   for (const Request& request : todo) {
     ++index;
     const kgemm::Problem& problem = request.problem;
+    kgemm::Budget shape_budget = budget;
+    if (time_limit > 0) {
+      const double left = time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+      if (left <= 0) {
+        std::fprintf(stderr, "autotune: --time-limit %s reached: %d of %d shapes done; the store keeps them, and a rerun "
+                     "with --resume tunes the rest\n", cli.get("time-limit", "").c_str(), index - 1, int(todo.size()));
+        break;
+      }
+      if (shape_budget.seconds <= 0 || shape_budget.seconds > left) shape_budget.seconds = left;
+    }
     const std::string key = kgemm::to_string(problem);
     if (cli.has("resume") && store.exact(problem)) {
       const std::string why = kgemm::why_illegal<ExecSpace>(problem, store.exact(problem)->config);
@@ -249,13 +307,13 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       return c == fallback ? baseline : recorded_measure(c);
     };
     const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
-    ProgressLine progress(index, int(todo.size()), key, baseline.gflops, budget);
+    ProgressLine progress(index, int(todo.size()), key, baseline.gflops, shape_budget);
     const kgemm::TunedEntry* known = store.exact(problem);
     if (known && !kgemm::why_illegal<ExecSpace>(problem, known->config).empty()) known = nullptr;
     const std::vector<kgemm::Config> starts =
         kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &known->config : nullptr);
     const kgemm::SearchOutcome outcome =
-        kgemm::search(candidates, starts, strategy, budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
+        kgemm::search(candidates, starts, strategy, shape_budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
     progress.finish();
 
     kgemm::TunedEntry entry;
@@ -326,13 +384,44 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
   return failed == 0;
 }
 
+// autotune merge --out FILE STORE...: no Kokkos, no device; the stores name their device.
+int merge_command(int argc, char** argv) {
+  std::string out;
+  std::vector<std::string> inputs;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help") {
+      std::cout << kHelp;
+      return 0;
+    }
+    if (arg == "--out" || arg.rfind("--out=", 0) == 0) {
+      if (!out.empty()) throw std::invalid_argument("merge: option --out is given twice; give it once");
+      if (arg == "--out" && i + 1 >= argc) throw std::invalid_argument("merge: option --out needs a value");
+      out = arg == "--out" ? argv[++i] : arg.substr(6);
+      if (out.empty()) throw std::invalid_argument("merge: option --out needs a file name");
+    } else if (arg.rfind("--", 0) == 0) {
+      throw std::invalid_argument("merge: unknown option " + arg + " (usage: autotune merge --out FILE STORE...)");
+    } else {
+      inputs.push_back(arg);
+    }
+  }
+  if (out.empty()) throw std::invalid_argument("merge: --out FILE is required (usage: autotune merge --out FILE STORE...)");
+  const kgemm::MergeOutcome outcome = kgemm::merge_stores(inputs, out);
+  for (const std::string& clash : outcome.clashes) std::printf("clash: %s\n", clash.c_str());
+  std::printf("merged %zu stores of %s into %s: %zu entries (%d added, %zu clashes)\n", inputs.size(),
+              kgemm::to_string(outcome.store.header.device).c_str(), out.c_str(), outcome.store.entries().size(),
+              outcome.added, outcome.clashes.size());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 2, argv + 2);
     kgemm::CommandLine cli(argc, argv,
                            {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
-                            "seed", "cache", "replay", "verify-store"},
+                            "seed", "cache", "replay", "verify-store", "shard", "time-limit"},
                            {"batched", "shared-b", "resume", "help"});
     if (cli.has("help")) {
       std::cout << kHelp;
@@ -347,7 +436,7 @@ int main(int argc, char** argv) {
       const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
       // The store names its space; options that only steer tuning would be silently ignored.
       for (const char* option : {"shapes", "shape", "image", "batch", "dtype", "batched", "shared-b", "strategy",
-                                 "budget", "out", "resume", "reps", "cache", "replay"})
+                                 "budget", "out", "resume", "reps", "cache", "replay", "shard", "time-limit"})
         if (cli.has(option)) throw std::invalid_argument(std::string("--") + option + " does not apply to --verify-store");
       const auto lower = [](std::string text) {
         for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));

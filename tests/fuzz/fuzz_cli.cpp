@@ -20,6 +20,7 @@
 #include "fuzz_check.hpp"
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/tuner/search.hpp"
+#include "kgemm/tuner/shard.hpp"
 
 using kgemm::fuzz::require;
 
@@ -27,7 +28,8 @@ namespace {
 
 // autotune's options and flags (tools/autotune.cpp).
 const std::set<std::string> kOptions = {"space", "shapes", "shape", "image", "batch", "dtype", "strategy",
-                                        "budget", "out", "reps", "seed", "cache", "replay", "verify-store"};
+                                        "budget", "out", "reps", "seed", "cache", "replay", "verify-store",
+                                        "shard", "time-limit"};
 const std::set<std::string> kFlags = {"batched", "shared-b", "resume", "help"};
 
 kgemm::CommandLine parse(std::vector<std::string> args) {
@@ -143,5 +145,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   reads([&] {
     if (cli->has("strategy")) kgemm::parse_strategy(cli->get("strategy", ""));
   }, "parse_strategy", input);
+  reads([&] {
+    if (!cli->has("shard")) return;
+    const std::string text = cli->get("shard", "");
+    const kgemm::Shard shard = kgemm::parse_shard(text);
+    const std::size_t slash = text.find('/');
+    long double index = 0, count = 0;
+    require(slash != std::string::npos && stated(text.substr(0, slash), index) && index == shard.index &&
+                stated(text.substr(slash + 1), count) && count == shard.count && shard.index >= 0 &&
+                shard.index < shard.count,
+            "--shard '" + text + "' is i/n as stated, 0 <= i < n (read as " + std::to_string(shard.index) + "/" +
+                std::to_string(shard.count) + ")",
+            input);
+  }, "parse_shard", input);
   return 0;
 }

@@ -1,0 +1,59 @@
+#include "kgemm/tuner/store_merge.hpp"
+
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+namespace kgemm {
+
+namespace {
+
+std::string described(const TunedEntry& entry, const std::string& file) {
+  char gflops[32];
+  std::snprintf(gflops, sizeof gflops, "%.4g", entry.gflops);
+  return file + "'s " + to_string(entry.config) + " (" + gflops + " GFLOP/s)";
+}
+
+}  // namespace
+
+MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out) {
+  if (inputs.empty()) throw std::invalid_argument("kgemm: nothing to merge: name at least one input store");
+  std::vector<ConfigStore> stores;
+  for (const std::string& path : inputs) stores.push_back(ConfigStore::load(path));
+  const DeviceInfo& device = stores.front().header.device;
+  for (std::size_t i = 1; i < stores.size(); ++i)
+    if (!same_device(stores[i].header.device, device))
+      throw StoreError(inputs[i], "holds configs of " + to_string(stores[i].header.device) + ", but " + inputs.front() +
+                                      " holds configs of " + to_string(device) +
+                                      "; stores of different devices cannot be merged");
+  MergeOutcome outcome;
+  outcome.store = ConfigStore::update(out, device, [&](ConfigStore& merged) {
+    outcome.clashes.clear();
+    outcome.added = 0;
+    std::map<Problem, std::string, StoreOrder> source;  // the file each merged entry came from
+    for (const TunedEntry& entry : merged.entries()) source[entry.problem] = out;
+    for (std::size_t i = 0; i < stores.size(); ++i)
+      for (const TunedEntry& entry : stores[i].entries()) {
+        const TunedEntry* held = merged.exact(entry.problem);
+        if (!held) {
+          merged.put(entry);
+          source[entry.problem] = inputs[i];
+          ++outcome.added;
+          continue;
+        }
+        if (held->config == entry.config && held->gflops == entry.gflops) continue;
+        const bool faster = entry.gflops > held->gflops;
+        const std::string winner = faster ? described(entry, inputs[i]) : described(*held, source[entry.problem]);
+        const std::string loser = faster ? described(*held, source[entry.problem]) : described(entry, inputs[i]);
+        outcome.clashes.push_back(to_string(entry.problem) + ": kept " + winner + " over " + loser +
+                                  (faster || held->gflops > entry.gflops ? ", the faster" : ", the first of equal speed"));
+        if (faster) {
+          merged.put(entry);
+          source[entry.problem] = inputs[i];
+        }
+      }
+  });
+  return outcome;
+}
+
+}  // namespace kgemm
