@@ -7,24 +7,13 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
+#include "host_clock.hpp"
 #include "kgemm/spaces/call_clock.hpp"
 #include "kgemm/tuner/timing.hpp"
 
 namespace kgemm_bench {
-
-using Clock = std::chrono::steady_clock;
-
-inline double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-inline double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 // Each iteration times call(i) on the next of `sets` operand sets with the space's CallClock. On
 // a GPU the timed call is queued behind an untimed call on the previous set, so its events time
