@@ -55,7 +55,7 @@ def main():
         return 1
     os.makedirs(args.out_dir, exist_ok=True)
     tables = group_by(results, lambda r: (r.op, r.dtype, r.set))
-    table_charts, comparison_charts = charts.write_charts(args.out_dir, results, tables, args.log)
+    table_charts, comparison_charts = charts.write_charts(args.out_dir, results, tables, args.log, peaks)
     report = os.path.join(args.out_dir, "report.md")
     markdown_tables.write_report(report, args.title, args.results, tables, table_charts, comparison_charts, peaks)
     written = [report, *table_charts.values(), *comparison_charts]
