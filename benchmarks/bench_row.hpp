@@ -4,6 +4,7 @@
 // No Kokkos here: the peers that run in processes of their own (openblas_peer.cpp) use it too.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct Row {
   }
   double flops() const { return 2.0 * m * n * double(k) * batch; }
 };
+
+// Products per call of the batched set `squares` for n x n x n: 2^24 / n^2 fill a GPU (a 200 MB
+// operand set in fp32); `scale` divides that, kHostSquaresScale on host spaces so a Serial run ends
+// in seconds.
+constexpr int kHostSquaresScale = 64;
+inline int squares_batch(int n, int scale) { return std::max(1, (1 << 24) / (n * n) / std::max(1, scale)); }
 
 inline std::string resnet_set_name(const std::string& model, int image, int batch) {
   return model + "_i" + std::to_string(image) + "_b" + std::to_string(batch);

@@ -10,11 +10,14 @@ Usage: benchmarks/host_bench.py [--build DIR] [--out-dir DIR] [--max-load L] [--
   --max-load start only when the 1-minute load average is at most L (default: 0.5); on a shared
              machine other processes' threads take the cores the benchmarks time
   --wait     seconds to wait for that before giving up (default: 900)
+  --max-others  fail when other processes used more than this many cores on average during the
+             run (default: 0.25)
 
 conditions.txt: the load averages before and after, and the CPU time that processes other than this
 run used while it ran (from /proc/stat less the run's own), as cores on average: near 0 on a
-quiet machine. Exit status: ctest's (the alone checks fail a run whose peer was slowed), 3 when the
-machine never got quiet, or the report's when that fails.
+quiet machine. Exit status: ctest's (the alone checks fail a run whose peer was slowed), else 3 when
+the machine never got quiet, 4 when other processes took more than --max-others cores during the
+run (the timings measured them too: re-run), or the report's when that fails.
 """
 import argparse
 import glob
@@ -65,6 +68,7 @@ def main():
     parser.add_argument("--out-dir")
     parser.add_argument("--max-load", type=float, default=0.5)
     parser.add_argument("--wait", type=float, default=900)
+    parser.add_argument("--max-others", type=float, default=0.25)
     parser.add_argument("--title", default="kgemm on the host")
     args = parser.parse_args()
     out_dir = args.out_dir or os.path.join(args.build, "bench-report")
@@ -100,7 +104,13 @@ def main():
         print("error: ctest -L bench left no result file", file=sys.stderr)
         return ctest.returncode or 1
     report = subprocess.run([REPORT, "--out-dir", out_dir, "--title", args.title, *copies])
-    return ctest.returncode or report.returncode
+    if ctest.returncode:
+        return ctest.returncode
+    if others / wall > args.max_others:
+        print(f"error: other processes used {others / wall:.2f} cores during the run (more than "
+              f"{args.max_others}): these timings measured them too; re-run on a quiet machine", file=sys.stderr)
+        return 4
+    return report.returncode
 
 
 if __name__ == "__main__":

@@ -37,19 +37,29 @@ space of kgemm's rows it compares with.
   --model NAME    resnet18 | resnet34 | resnet50 (default: resnet50)
   --image LIST    input image sides (default: 224)
   --batch LIST    batch sizes (default: 1)
+  --batched       also rows batched/openblas/...: a loop of cblas_sgemm, one call per product, as
+                  kgemm-bench-batched --shared-b measures kgemm::batched_gemm: each ResNet layer as
+                  one product per image sharing the weights (batch = --batch), and set `squares`
+  --squares LIST  with --batched: batches of n x n x n products (default: 8,16,32,64)
+  --squares-scale S  batch = 2^24 / n^2 / S (default: 64, as kgemm-bench-batched on the host)
   --help
 Google Benchmark's --benchmark_* flags pass through; unless told otherwise every row runs 5
 repetitions and the console shows their aggregates (the JSON file holds all).
 )";
 
-// A, B and C of one product, row-major; A and B uniform in [-1, 1).
+// A, B and C of one call, row-major, `batch` products back to back (B once when they share it);
+// A and B uniform in [-1, 1).
 struct Operands {
   std::vector<float> A, B, C;
 };
 
+// Whether the products of a row share B: the ResNet sets of the batched op (a layer's weights).
+bool shares_b(const Row& row) { return row.op == "batched" && row.set != "squares"; }
+
 // Sets that together exceed 4x the last-level cache, as kgemm's rows cycle through.
 std::vector<Operands> operand_ring(const Row& row) {
-  const std::size_t a = std::size_t(row.m) * row.k, b = std::size_t(row.k) * row.n, c = std::size_t(row.m) * row.n;
+  const std::size_t a = std::size_t(row.batch) * row.m * row.k, c = std::size_t(row.batch) * row.m * row.n;
+  const std::size_t b = std::size_t(shares_b(row) ? 1 : row.batch) * row.k * row.n;
   const int sets = ring_size((a + b + c) * sizeof(float), host_cache_bytes());
   std::vector<Operands> ring(sets);
   std::mt19937_64 generator(std::uint64_t(row.m) * row.n * row.k);
@@ -64,13 +74,17 @@ std::vector<Operands> operand_ring(const Row& row) {
   return ring;
 }
 
+// One call: cblas_sgemm per product, in order (a batched row is OpenBLAS' loop of products).
 // Each iteration times one call on the next set with the host clock; one untimed call first.
 void measure_openblas(benchmark::State& state, const Row& row, int threads) {
   openblas_set_num_threads(threads);
   std::vector<Operands> ring = operand_ring(row);
+  const std::size_t a_stride = std::size_t(row.m) * row.k, c_stride = std::size_t(row.m) * row.n;
+  const std::size_t b_stride = shares_b(row) ? 0 : std::size_t(row.k) * row.n;
   const auto call = [&](Operands& set) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, row.m, row.n, row.k, 1.0f, set.A.data(), row.k,
-                set.B.data(), row.n, 0.0f, set.C.data(), row.n);
+    for (int p = 0; p < row.batch; ++p)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, row.m, row.n, row.k, 1.0f, set.A.data() + p * a_stride,
+                  row.k, set.B.data() + p * b_stride, row.n, 0.0f, set.C.data() + p * c_stride, row.n);
   };
   call(ring.back());
   std::size_t next = 0;
@@ -85,23 +99,41 @@ void measure_openblas(benchmark::State& state, const Row& row, int threads) {
 
 void register_rows(const kgemm::CommandLine& cli) {
   const std::string model = cli.get("model", "resnet50");
+  const bool batched = cli.has("batched");
   for (int threads : cli.get_int_list("threads", std::to_string(host_threads()))) {
-    checked_threads(threads);
+    Row row;
+    row.impl = "openblas";
+    row.space = checked_threads(threads) == 1 ? "serial" : "openmp";
+    row.dtype = "fp32";
+    const auto add = [&] {
+      register_row(row, [threads](benchmark::State& state, const Row& r) { measure_openblas(state, r, threads); });
+    };
     for (int image : cli.get_int_list("image", "224"))
-      for (int batch : cli.get_int_list("batch", "1"))
-        for (const kgemm::LayerShape& shape : kgemm::resnet_gemm_shapes(model, image, batch)) {
-          Row row;
-          row.op = "gemm";
-          row.impl = "openblas";
-          row.space = threads == 1 ? "serial" : "openmp";
-          row.dtype = "fp32";
-          row.set = resnet_set_name(model, image, batch);
-          row.layer = shape.layer;
-          row.m = shape.m;
-          row.n = shape.n;
-          row.k = shape.k;
-          register_row(row, [threads](benchmark::State& state, const Row& r) { measure_openblas(state, r, threads); });
+      for (int batch : cli.get_int_list("batch", "1")) {
+        row.set = resnet_set_name(model, image, batch);
+        // gemm: a layer's batch in one product (M = batch x H x W); batched: one product per image.
+        for (const std::string op : {"gemm", "batched"}) {
+          if (op == "batched" && !batched) continue;
+          row.op = op;
+          row.batch = op == "gemm" ? 1 : batch;
+          for (const kgemm::LayerShape& shape : kgemm::resnet_gemm_shapes(model, image, op == "gemm" ? batch : 1)) {
+            row.layer = shape.layer;
+            row.m = shape.m;
+            row.n = shape.n;
+            row.k = shape.k;
+            add();
+          }
         }
+      }
+    if (!batched) continue;
+    row.op = "batched";
+    row.set = "squares";
+    row.layer = "";
+    for (int n : cli.get_int_list("squares", "8,16,32,64")) {
+      row.m = row.n = row.k = n;
+      row.batch = squares_batch(n, cli.get_int("squares-scale", kHostSquaresScale));
+      add();
+    }
   }
   benchmark::AddCustomContext("openblas_config", openblas_get_config());
   benchmark::AddCustomContext("openblas_core", openblas_get_corename());
@@ -116,7 +148,8 @@ int main(int argc, char** argv) {
     std::vector<char*> own{argv[0]}, benchmark_args{argv[0]};
     for (int i = 1; i < argc; ++i)
       (std::string(argv[i]).rfind("--benchmark_", 0) == 0 ? benchmark_args : own).push_back(argv[i]);
-    const kgemm::CommandLine cli(int(own.size()), own.data(), {"threads", "model", "image", "batch"}, {"help"});
+    const kgemm::CommandLine cli(int(own.size()), own.data(),
+                                 {"threads", "model", "image", "batch", "squares", "squares-scale"}, {"batched", "help"});
     if (cli.has("help")) {
       std::cout << kgemm_bench::kUsage;
       return 0;
