@@ -141,7 +141,7 @@ int run(int argc, char** argv) {
     const double fma_per_cycle = peak / (2.0 * kLanes * count * ghz);
     context["fma_peak_gflops_" + space] = number(peak, 1);
     context["fma_peak_threads_" + space] = std::to_string(count);
-    context["fma_peak_formula_" + space] = std::to_string(count) + " cores x " + std::to_string(kLanes) +
+    context["fma_peak_formula_" + space] = std::to_string(count) + (count == 1 ? " core x " : " cores x ") + std::to_string(kLanes) +
                                            " lanes x 2 flops x " + number(fma_per_cycle, 2) + " FMA/cycle x " +
                                            number(ghz, 2) + " GHz";
     std::cout << space << ": " << number(peak, 1) << " GFLOP/s = " << context["fma_peak_formula_" + space] << "\n";
