@@ -1,7 +1,7 @@
 // kgemm-bench-batched: Google Benchmark rows for batched GEMM, many independent products per call:
 // `squares`, batches of n x n x n products, and with --shared-b the layers of a ResNet as one product
 // per image against the layer's weight matrix, shared by the batch. Peer: KokkosBatched's Team GEMM
-// in the same space.
+// in the same space; OpenBLAS' loop of products: kgemm-openblas-peer --batched.
 #include <benchmark/benchmark.h>
 
 #include <KokkosBatched_Gemm_Decl.hpp>
@@ -67,12 +67,10 @@ const auto measure_kkbatched = [](benchmark::State& state, const auto& space, co
   time_calls(state, space, ring.size(), [&](int i) { kkbatched_gemm(space, ring.A[i], ring.B[i], ring.C[i]); });
 };
 
-// 2^24 / n^2 products per call fill a GPU (a 200 MB operand set in fp32). Host spaces divide that by
-// 64 unless --squares-scale says otherwise, so a Serial run ends in seconds.
+// squares_batch's scale: 1 on GPUs, kHostSquaresScale on host spaces, unless --squares-scale says.
 template <class ExecSpace>
 int square_batch(int n, const kgemm::CommandLine& cli) {
-  const int scale = cli.get_int("squares-scale", kgemm::SpaceTraits<ExecSpace>::is_gpu ? 1 : 64);
-  return std::max(1, (1 << 24) / (n * n) / std::max(1, scale));
+  return squares_batch(n, cli.get_int("squares-scale", kgemm::SpaceTraits<ExecSpace>::is_gpu ? 1 : kHostSquaresScale));
 }
 
 void register_batched(const Selection& selection, const kgemm::CommandLine& cli) {

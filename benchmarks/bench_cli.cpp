@@ -19,11 +19,6 @@ namespace {
 
 const std::set<std::string> kCommonOptions = {"space", "dtype", "impls", "peers", "model", "image", "batch"};
 
-// Google Benchmark flags that hold unless the command line says otherwise (the last of a repeated
-// flag wins): the median of repetitions, not one run, is what the report reads.
-const std::vector<std::string> kDefaultBenchmarkFlags = {"--benchmark_repetitions=5",
-                                                        "--benchmark_display_aggregates_only=true"};
-
 std::string join(const std::vector<std::string>& items) {
   std::string text;
   for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
@@ -110,18 +105,11 @@ int run_program(int argc, char** argv, const Program& program) {
     program.register_benchmarks(selection, cli);
     add_context(selection);
 
-    std::vector<std::string> default_flags = kDefaultBenchmarkFlags;  // argv words are mutable
-    for (std::string& flag : default_flags) benchmark_args.insert(benchmark_args.begin() + 1, flag.data());
-    int benchmark_argc = int(benchmark_args.size());
-    benchmark::Initialize(&benchmark_argc, benchmark_args.data());
-    if (benchmark::ReportUnrecognizedArguments(benchmark_argc, benchmark_args.data())) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
+    return run_registered_rows(benchmark_args);
   } catch (const std::exception& e) {
     std::cerr << program.name << ": " << e.what() << "\n";
     return 1;
   }
-  return 0;
 }
 
 }  // namespace kgemm_bench

@@ -2,6 +2,7 @@
 // The command line and main() of kgemm's benchmark executables. One argv carries three parsers'
 // words: the executable's own options (kgemm::CommandLine), Google Benchmark's --benchmark_* flags
 // and Kokkos' --kokkos-* flags; each parser sees only its own, so none rejects the others'.
+#include <cctype>
 #include <functional>
 #include <set>
 #include <string>
@@ -15,6 +16,15 @@ namespace kgemm_bench {
 
 // kgemm's rows (kgemm_rows.hpp): the dispatched config and the space default.
 inline const std::vector<std::string> kKgemmImpls = {"kgemm", "kgemm-default"};
+
+inline const char* dtype_name(kgemm::DType t) { return t == kgemm::DType::F32 ? "fp32" : "fp16"; }
+
+template <class ExecSpace>
+std::string space_name() {
+  std::string name;
+  for (const char* p = ExecSpace::name(); *p; ++p) name += char(std::tolower(static_cast<unsigned char>(*p)));
+  return name;
+}
 
 // What to measure: every combination of these.
 struct Selection {

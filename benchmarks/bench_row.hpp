@@ -1,13 +1,13 @@
 #pragma once
 // One benchmark row: its six-field name (RESULTS_SCHEMA.md), the problem counters every row
-// carries, and its registration with the settings all rows share.
+// carries, its registration with the settings all rows share, and running the registered rows.
+// No Kokkos here: the peers that run in processes of their own (openblas_peer.cpp) use it too.
 #include <benchmark/benchmark.h>
 
-#include <cctype>
+#include <algorithm>
 #include <exception>
 #include <string>
-
-#include "kgemm/dtype.hpp"
+#include <vector>
 
 namespace kgemm_bench {
 
@@ -28,14 +28,11 @@ struct Row {
   double flops() const { return 2.0 * m * n * double(k) * batch; }
 };
 
-inline const char* dtype_name(kgemm::DType t) { return t == kgemm::DType::F32 ? "fp32" : "fp16"; }
-
-template <class ExecSpace>
-std::string space_name() {
-  std::string name;
-  for (const char* p = ExecSpace::name(); *p; ++p) name += char(std::tolower(static_cast<unsigned char>(*p)));
-  return name;
-}
+// Products per call of the batched set `squares` for n x n x n: 2^24 / n^2 fill a GPU (a 200 MB
+// operand set in fp32); `scale` divides that, kHostSquaresScale on host spaces so a Serial run ends
+// in seconds.
+constexpr int kHostSquaresScale = 64;
+inline int squares_batch(int n, int scale) { return std::max(1, (1 << 24) / (n * n) / std::max(1, scale)); }
 
 inline std::string resnet_set_name(const std::string& model, int image, int batch) {
   return model + "_i" + std::to_string(image) + "_b" + std::to_string(batch);
@@ -64,5 +61,10 @@ void register_row(const Row& row, Measure measure) {
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
 }
+
+// Runs the registered rows with Google Benchmark's flags `benchmark_args` (argv[0] first); returns
+// the exit status. Unless the flags say otherwise every row runs 5 repetitions and the console
+// shows their aggregates: the median of repetitions, not one run, is what the report reads.
+int run_registered_rows(std::vector<char*> benchmark_args);
 
 }  // namespace kgemm_bench

@@ -3,34 +3,21 @@
 // operand sets with random inputs (never all zeros, which some hardware multiplies faster),
 // each iteration taking the next set.
 #include <Kokkos_Core.hpp>
-#include <unistd.h>
-
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "kgemm/fill.hpp"
 #include "kgemm/spaces/space_traits.hpp"
+#include "ring_size.hpp"
 
 namespace kgemm_bench {
 
-// The cache a repeated call could find its operands in: on the host the last-level cache the OS
-// reports (32 MiB when it reports none); on a GPU its L2, taken as an H100's 50 MB, the largest
-// of the GPUs kgemm targets.
+// The cache a repeated call could find its operands in: on the host its last-level cache; on a GPU
+// its L2, taken as an H100's 50 MB, the largest of the GPUs kgemm targets.
 template <class ExecSpace>
 std::size_t cache_bytes() {
-  if (kgemm::SpaceTraits<ExecSpace>::is_gpu) return 50'000'000;
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return l3 > 0 ? std::size_t(l3) : std::size_t(32) << 20;
-}
-
-// Sets to cycle through: together over 4x the cache, so a set has been evicted by the time it comes
-// round again. At most 16, to bound memory and fill time on hosts reporting a huge L3; one when a
-// set alone exceeds 4x the cache.
-inline int ring_size(std::size_t set_bytes, std::size_t cache) {
-  const std::size_t wanted = (4 * cache + set_bytes - 1) / set_bytes;
-  return int(std::clamp<std::size_t>(wanted, 1, 16));
+  return kgemm::SpaceTraits<ExecSpace>::is_gpu ? 50'000'000 : host_cache_bytes();
 }
 
 // A, B and C views allocated in their execution space; A and B hold uniform values in [-1, 1).

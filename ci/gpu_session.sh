@@ -9,8 +9,8 @@
 #   KGEMM_START_STORE   store to start from (e.g. the committed configs/ file), so that tuning a
 #                       subset (one batch size) keeps every other entry
 #   KGEMM_RESUME=1      autotune skips shapes the store already has (continuing a cut-off call)
-#   KGEMM_PEERS         peers of the GEMM benchmarks (default: all; "kokkosblas" leaves out the
-#                       host's OpenBLAS, minutes at batch 128)
+#   KGEMM_PEERS         peers of the GEMM benchmarks (default: all, which is kokkosblas; the
+#                       host's OpenBLAS runs in a process of its own, kgemm-openblas-peer)
 #   KGEMM_PROBE         for probe: space-separated dtype:batch:config triples, each run over the
 #                       20 shapes with kgemm-run (a kernel change measured before re-tuning)
 set -uo pipefail

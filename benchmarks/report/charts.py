@@ -38,8 +38,9 @@ def _geomean_by_series(results):
     return {s: geomean(r.gflops for r in rs) for s, rs in group_by(results, lambda r: r.series).items()}
 
 
-def per_layer_chart(out_dir, key, results, colors, log):
-    """Grouped bars: GFLOP/s per layer shape, one bar per (impl, space)."""
+def per_layer_chart(out_dir, key, results, colors, log, peaks):
+    """Grouped bars: GFLOP/s per layer shape, one bar per (impl, space); a dashed line at the FMA
+    peak of each space drawn that has one (peaks: {space: results.Peak})."""
     op, dtype, set_name = key
     shapes = group_by(results, lambda r: r.shape)
     series = sorted({r.series for r in results}, key=series_sort_key)
@@ -54,6 +55,10 @@ def per_layer_chart(out_dir, key, results, colors, log):
     ticks = [next((r.layer for r in rs if r.layer), shape) for shape, rs in shapes.items()]
     ax.set_xticks(range(len(shapes)), ticks, rotation=45, ha="right", fontsize=9)
     ax.set_xlim(-0.6, len(shapes) - 0.4)
+    for space in sorted({s[1] for s in series} & set(peaks)):
+        ax.axhline(peaks[space].gflops, linestyle="--", linewidth=1, color="gray")
+        ax.annotate(f"FMA peak ({space}) {peaks[space].gflops:.0f}", (len(shapes) - 0.45, peaks[space].gflops),
+                    textcoords="offset points", xytext=(0, 3), ha="right", fontsize=8, color="dimgray")
     ax.set_ylabel("GFLOP/s (median)")
     ax.set_title(f"{op} {dtype} — {set_name}: GFLOP/s per layer")
     if log:
@@ -161,8 +166,8 @@ def error_chart(out_dir, name, title, layers, by_series):
     return _save(fig, _file_name(out_dir, name))
 
 
-def write_charts(out_dir, results, tables, log):
+def write_charts(out_dir, results, tables, log, peaks=None):
     """Returns ({table key: per-layer chart}, [comparison charts])."""
     colors = _series_colors(results)
-    per_table = {key: per_layer_chart(out_dir, key, rs, colors, log) for key, rs in tables.items()}
+    per_table = {key: per_layer_chart(out_dir, key, rs, colors, log, peaks or {}) for key, rs in tables.items()}
     return per_table, image_size_charts(out_dir, tables, colors) + dtype_charts(out_dir, tables)

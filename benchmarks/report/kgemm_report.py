@@ -16,7 +16,7 @@ import sys
 
 import charts
 import markdown_tables
-from results import ReportError, group_by, load_results
+from results import ReportError, group_by, load_peaks, load_results
 
 CSV_COLUMNS = ("op", "impl", "space", "dtype", "set", "shape", "M", "N", "K", "batch", "gflops", "time_us",
                "launch_us", "call_us", "transfer_us", "label")
@@ -46,6 +46,7 @@ def main():
     args = parse_arguments()
     try:
         results = load_results(args.results)
+        peaks = load_peaks(args.results)
     except ReportError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -54,9 +55,9 @@ def main():
         return 1
     os.makedirs(args.out_dir, exist_ok=True)
     tables = group_by(results, lambda r: (r.op, r.dtype, r.set))
-    table_charts, comparison_charts = charts.write_charts(args.out_dir, results, tables, args.log)
+    table_charts, comparison_charts = charts.write_charts(args.out_dir, results, tables, args.log, peaks)
     report = os.path.join(args.out_dir, "report.md")
-    markdown_tables.write_report(report, args.title, args.results, tables, table_charts, comparison_charts)
+    markdown_tables.write_report(report, args.title, args.results, tables, table_charts, comparison_charts, peaks)
     written = [report, *table_charts.values(), *comparison_charts]
     if args.csv:
         written.append(write_csv(os.path.join(args.out_dir, "results.csv"), results))

@@ -25,8 +25,27 @@ def _number(value, decimals):
     return "-" if value is None else f"{value:.{decimals}f}"
 
 
-def _geomean_cell(values, row_count, decimals):
-    cell = _number(geomean(values), decimals)
+def _rate(value, peak):
+    """GFLOP/s, and with the space's peak known its share of it: `58.1 (14%)`."""
+    if value is None or peak is None:
+        return _number(value, 1)
+    share = 100 * value / peak.gflops
+    return f"{value:.1f} ({share:.{0 if share >= 10 else 1}f}%)"
+
+
+def peaks_paragraph(peaks):
+    """The line naming each space's FMA peak, or [] when no file gave one."""
+    if not peaks:
+        return []
+    parts = [f"{p.space} {p.gflops:.1f} GFLOP/s" + (f" ({p.formula})" if p.formula else "")
+             for p in sorted(peaks.values(), key=lambda p: p.space)]
+    return ["", "FMA peak, fp32, measured by `kgemm-fma-peak` (independent FMA chains on every thread at the "
+            "native SIMD width): " + "; ".join(parts) + ". Rates in those spaces show their share of it in "
+            "parentheses."]
+
+
+def _geomean_cell(values, row_count, format_value):
+    cell = format_value(geomean(values))
     return cell if len(values) in (0, row_count) else f"{cell} ({len(values)}/{row_count})"
 
 
@@ -42,7 +61,7 @@ def _ratio_pairs(series):
             if impl != "kgemm" and ("kgemm", space) in series]
 
 
-def performance_table(results):
+def performance_table(results, peaks=None):
     shapes = group_by(results, lambda r: r.shape)
     series = sorted({r.series for r in results}, key=series_sort_key)
     by_cell = {(r.shape, r.series): r for r in results}
@@ -70,15 +89,20 @@ def performance_table(results):
     def present(values):
         return [v for v in values if v is not None]
 
+    def peak(s):
+        return (peaks or {}).get(s[1])
+
     text_header = ["shape"] + (["layer"] if show_layer else []) + (["batch"] if show_batch else [])
     text_header += [f"kgemm config ({space})" for space in config_spaces]
     header = text_header + [series_name(s) for s in series]
     header += [f"{top[0]}/{bottom[0]} ({bottom[1]})" for top, bottom in pairs]
-    rows = [text_cells(shape) + [_number(gflops(shape, s), 1) for s in series]
+    rows = [text_cells(shape) + [_rate(gflops(shape, s), peak(s)) for s in series]
             + [_number(ratio(shape, pair), 2) for pair in pairs] for shape in shapes]
     geomean_row = ["**geomean**"] + [""] * (len(text_header) - 1)
-    geomean_row += [_geomean_cell(present(gflops(shape, s) for shape in shapes), len(shapes), 1) for s in series]
-    geomean_row += [_geomean_cell(present(ratio(shape, pair) for shape in shapes), len(shapes), 2) for pair in pairs]
+    geomean_row += [_geomean_cell(present(gflops(shape, s) for shape in shapes), len(shapes),
+                                  lambda mean, s=s: _rate(mean, peak(s))) for s in series]
+    geomean_row += [_geomean_cell(present(ratio(shape, pair) for shape in shapes), len(shapes),
+                                  lambda mean: _number(mean, 2)) for pair in pairs]
     return markdown_table(header, rows + [geomean_row], len(text_header))
 
 
@@ -110,11 +134,13 @@ def call_time_ratios(results):
     return {series: (geomean(values), len(values)) for series, values in ratios.items()}
 
 
-def write_report(path, title, sources, tables, table_charts, comparison_charts):
-    """tables: {(op, dtype, set): results}; table_charts: {(op, dtype, set): png path}."""
+def write_report(path, title, sources, tables, table_charts, comparison_charts, peaks=None):
+    """tables: {(op, dtype, set): results}; table_charts: {(op, dtype, set): png path};
+    peaks: {space: results.Peak}."""
     lines = [f"# {title}", "", "Inputs: " + ", ".join(f"`{s}`" for s in sources) + ".", "", EXPLANATION]
+    lines += peaks_paragraph(peaks)
     for (op, dtype, set_name), results in tables.items():
-        lines += ["", f"## {op} · {dtype} · {set_name}", ""] + performance_table(results)
+        lines += ["", f"## {op} · {dtype} · {set_name}", ""] + performance_table(results, peaks)
         overhead = overhead_table(results)
         if overhead:
             lines += ["", OVERHEAD_EXPLANATION, ""] + overhead

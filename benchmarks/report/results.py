@@ -16,6 +16,7 @@ GBENCH_SUFFIX_RE = re.compile(
 # A kgemm config string, e.g. mb64_nb64_kb16_tm4_tn4_team256 (the label's last token).
 CONFIG_RE = re.compile(r"^mb\d+_nb\d+(_\w+)*$")
 TO_MICROSECONDS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+PEAK_KEY = "fma_peak_gflops_"  # + space: a context key of kgemm-fma-peak's file
 
 # Column and legend order: CPU spaces before the GPU, our kernel before its peers.
 SPACE_ORDER = ("serial", "openmp", "cuda")
@@ -81,7 +82,7 @@ def warn(message):
     print(f"warning: {message}", file=sys.stderr)
 
 
-def _read_entries(path):
+def _read_document(path):
     try:
         with open(path, encoding="utf-8") as f:
             document = json.load(f)
@@ -91,6 +92,11 @@ def _read_entries(path):
         raise ReportError(f"{path}: not valid JSON: {e}") from e
     if not isinstance(document, dict) or not isinstance(document.get("benchmarks"), list):
         raise ReportError(f"{path}: no \"benchmarks\" list, not a Google Benchmark JSON file")
+    return document
+
+
+def _read_entries(path):
+    document = _read_document(path)
     entries = [e for e in document["benchmarks"] if isinstance(e, dict)]
     if len(entries) < len(document["benchmarks"]):
         skipped = len(document["benchmarks"]) - len(entries)
@@ -168,6 +174,36 @@ def load_results(paths):
                 warn(f"{path}: '{name}' replaces an earlier result for the same benchmark")
             results[key] = result
     return list(results.values())
+
+
+@dataclass
+class Peak:
+    """A space's measured fp32 FMA peak (kgemm-fma-peak's context keys fma_peak_*_<space>)."""
+    space: str
+    gflops: float
+    formula: str
+
+
+def load_peaks(paths):
+    """{space: Peak} from the files' contexts; a later file's peak for a space replaces an earlier one."""
+    peaks = {}
+    for path in paths:
+        context = _read_document(path).get("context")
+        if not isinstance(context, dict):
+            continue
+        for key, value in context.items():
+            if not key.startswith(PEAK_KEY):
+                continue
+            space = key[len(PEAK_KEY):]
+            try:
+                gflops = float(value)
+            except (TypeError, ValueError):
+                gflops = 0.0
+            if not gflops > 0:
+                warn(f"{path}: skipping {key} = {value!r}: not a positive GFLOP/s")
+                continue
+            peaks[space] = Peak(space, gflops, str(context.get(f"fma_peak_formula_{space}", "")))
+    return peaks
 
 
 def group_by(results, key):

@@ -14,6 +14,7 @@ import unittest
 
 REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kgemm_report.py")
 STORE_ROWS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "store_rows.py")
+PEER_ALONE_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peer_alone_check.py")
 CONFIG = "mb64_nb64_kb16_tm4_tn4_team256"
 SHAPES = {"m64_n64_k64": "conv1 (7x7/2)", "m128_n128_k128": "res2a_branch2a"}
 
@@ -159,6 +160,73 @@ class ReportTest(unittest.TestCase):
         self.assertNotEqual(run.returncode, 0)
         self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
         self.assertIn("truncated.json", run.stderr)
+
+
+class PeakTest(unittest.TestCase):
+    """kgemm-fma-peak's file gives each rate of its spaces as a share of the peak."""
+
+    def test_rates_of_spaces_with_a_peak_show_their_share(self):
+        peak = {"context": {"fma_peak_gflops_openmp": "800.0", "fma_peak_threads_openmp": "2",
+                            "fma_peak_formula_openmp": "2 cores x 16 lanes x 2 flops x 2.00 FMA/cycle x 6.25 GHz"},
+                "benchmarks": []}
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = [os.path.join(tmp, "kokkos.json"), os.path.join(tmp, "cublas.json"), os.path.join(tmp, "peak.json")]
+            for path, document in zip(paths, (kokkos_benchmarks_file(), cublas_peer_file(), peak)):
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(document, f)
+            subprocess.run([sys.executable, REPORT, "--out-dir", tmp, *paths], check=True, capture_output=True)
+            with open(os.path.join(tmp, "report.md"), encoding="utf-8") as f:
+                report = f.read()
+        self.assertIn("openmp 800.0 GFLOP/s (2 cores x 16 lanes x 2 flops x 2.00 FMA/cycle x 6.25 GHz)", report)
+        small, large, mean = markdown_table(report, "## gemm · fp32 · resnet50_i224_b1")
+        self.assertEqual((small["kgemm (openmp)"], small["openblas (openmp)"]), ("100.0 (12%)", "200.0 (25%)"))
+        self.assertEqual((large["kgemm (openmp)"], mean["kgemm (openmp)"]), ("400.0 (50%)", "200.0 (25%)"))
+        self.assertEqual(small["kgemm/openblas (openmp)"], "0.50")  # ratios stay plain
+        self.assertEqual(mean["cublas (cuda)"], "1000.0")  # no peak for cuda: the rate alone
+
+
+def fake_peer(document):
+    """A command that writes `document` where --benchmark_out= says, as a peer's program would."""
+    script = ("import json, sys\n"
+              "out = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--benchmark_out='))\n"
+              f"json.dump({document!r}, open(out, 'w'))\n")
+    return [sys.executable, "-c", script]
+
+
+class PeerAloneCheckTest(unittest.TestCase):
+    """peer_alone_check.py fails a run whose peer rows fall far below the peer's rates alone."""
+
+    def check(self, in_run_factor, alone_rows=None):
+        alone = {"benchmarks": alone_rows if alone_rows is not None else
+                 [entry(f"gemm/openblas/openmp/fp32/resnet50_i224_b1/{shape}", 200.0) for shape in SHAPES]}
+        with tempfile.TemporaryDirectory() as tmp:
+            in_run = os.path.join(tmp, "openblas.json")
+            with open(in_run, "w", encoding="utf-8") as f:
+                json.dump({"benchmarks": [entry(f"gemm/openblas/openmp/fp32/resnet50_i224_b1/{shape}", 200.0 * factor)
+                                          for shape, factor in zip(SHAPES, in_run_factor)]}, f)
+            return subprocess.run([sys.executable, PEER_ALONE_CHECK, in_run, "--", *fake_peer(alone)],
+                                  capture_output=True, text=True)
+
+    def test_passes_at_the_alone_speed(self):
+        run = self.check((0.95, 1.0))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("over 2 rows: 0.97", run.stdout)
+
+    def test_fails_at_half_the_alone_speed(self):
+        run = self.check((0.5, 0.6))
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("below", run.stdout)
+        self.assertIn("re-measure", run.stderr)
+
+    def test_one_slow_row_is_named_but_the_mean_decides(self):
+        run = self.check((0.7, 1.0))  # geomean 0.84
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertEqual(sum(line.endswith("below") for line in run.stdout.splitlines()), 1)
+
+    def test_no_common_rows_is_an_error(self):
+        run = self.check((1.0, 1.0), alone_rows=[entry("gemm/openblas/serial/fp32/squares/m8_n8_k8", 1.0)])
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn("none of the 1 rows", run.stderr)
 
 
 STORE = """# kgemm tuned configurations

@@ -1,0 +1,37 @@
+#pragma once
+// The thread count of kgemm's OpenMP space, for the host programs that run without Kokkos (the
+// OpenBLAS peer, the FMA peak) so that they use as many threads as kgemm's rows they compare with.
+#include <sched.h>
+
+#include <climits>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "kgemm/text_number.hpp"
+
+namespace kgemm_bench {
+
+// The threads Kokkos' OpenMP space starts with: OpenMP's own count, from OMP_NUM_THREADS (its
+// first level) when set, else the CPUs of this process's affinity mask.
+inline int host_threads() {
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    const std::string text = env;
+    const std::optional<int> threads = kgemm::integer_in(std::string_view(text).substr(0, text.find(',')), 1, INT_MAX);
+    if (!threads) throw std::invalid_argument("OMP_NUM_THREADS='" + text + "' is not a positive thread count");
+    return *threads;
+  }
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) throw std::runtime_error("sched_getaffinity failed");
+  return CPU_COUNT(&cpus);
+}
+
+// A --threads value: a positive count.
+inline int checked_threads(int threads) {
+  if (threads < 1) throw std::invalid_argument("--threads " + std::to_string(threads) + ": not a thread count");
+  return threads;
+}
+
+}  // namespace kgemm_bench
