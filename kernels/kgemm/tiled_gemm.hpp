@@ -7,6 +7,7 @@
 
 #include "kgemm/packed.hpp"
 #include "kgemm/slab_pipeline.hpp"
+#include "kgemm/spaces/host_micro_kernel.hpp"
 
 namespace kgemm {
 
@@ -76,17 +77,10 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
         }
       }
     } else {
-      // Plain element loads: the host compiler vectorises these (and loses them through load_run,
-      // 50 -> 10 GFLOP/s measured on this repository's 2-core AVX-512 machine).
-      for (int k = 0; k < kc; ++k) {
-        const Acc* a_k = a_slab + k * this->ld_a;
-        const Acc* b_k = b_slab + k * this->ld_b;
-        Acc a[TM], bv[TN];
-        for (int ii = 0; ii < TM; ++ii) a[ii] = a_k[row_of(tile_m, ii)];
-        for (int jj = 0; jj < TN; ++jj) bv[jj] = b_k[col_of(tile_n, jj)];
-        for (int ii = 0; ii < TM; ++ii)
-          for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii] * bv[jj];
-      }
+      // The host's micro-kernel (register-blocked SIMD where the tile allows it): a micro-tile's
+      // TM rows and TN columns are contiguous in the slabs here (micro_run: one run each).
+      HostMicroKernel<Acc, TM, TN>::multiply(acc, a_slab + row_of(tile_m, 0), this->ld_a, b_slab + col_of(tile_n, 0),
+                                             this->ld_b, kc);
     }
   }
 
