@@ -192,7 +192,7 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     const int too_deep = Traits::max_slab_buffers + 1;
     expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 1, false, 1, 1, too_deep})); },
                     {"_st" + std::to_string(too_deep), Traits::max_slab_buffers > 1 ? "slab buffers" : "drop _st"});
-    if (kTiledALayout<Space> == SlabLayout::RowMajor)
+    if (kTiledReadsKRuns<Space>)
       expect_rejected([&] { gemm(A, B, C, with({64, 64, 6, 4, 4, 256})); }, {"four k at a time", "multiple of 4"});
     Options fp16_accumulation;
     fp16_accumulation.accum = Accum::F16;

@@ -82,7 +82,7 @@ constexpr bool stages_runs() {
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
   using Space = typename TypeParam::ExecSpace;
   const int team_max = small_team<Space>();
-  const int odd_kb = kTiledALayout<Space> == SlabLayout::RowMajor ? 12 : 5;
+  const int odd_kb = kTiledReadsKRuns<Space> ? 12 : 5;
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu))
     check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, odd_kb, tm, tn, 1},
                                   {2 * tm, 2 * tn, 16, tm, tn, team_max}},

@@ -170,7 +170,7 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
   if (why.empty()) why = why_bad_stages<ExecSpace>(c);
   if (why.empty()) why = why_bad_accum<Scalar>(accum);
   if (why.empty() && c.tc) why = why_no_tensor_cores<ExecSpace, Scalar>(c, accum);
-  if (why.empty() && !c.tc && kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % kTiledKRun != 0)
+  if (why.empty() && !c.tc && kTiledReadsKRuns<ExecSpace> && c.kb % kTiledKRun != 0)
     why = config_reason(c, std::string(": ") + ExecSpace::name() + " reads the A slab four k at a time; make kb a multiple of 4");
   if (!why.empty()) return why;
   const auto launch_with_policy = [&](const auto& functor) {

@@ -258,6 +258,25 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
       partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
   }
 
+  // n adjacent results of block row r (columns c ... c + n - 1): one unit-stride loop, which
+  // CPUs vectorise, where the row lies inside C with unit column stride and K is not split;
+  // element by element otherwise.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void store_row(const BlockOrigin& at, int r, int c, const T* values, int n) const {
+    const auto& C = args.C;
+    const int i = at.m0 + r, j = at.n0 + c;
+    if (at.writes && splits == 1 && C.col_stride == 1 && i < C.rows && j + n <= C.cols) {
+      Scalar* out = &C(at.b, i, j);
+      const float alpha = args.alpha, beta = args.beta;
+      if (beta == 0.0f)  // C is not read (store_c)
+        for (int q = 0; q < n; ++q) out[q] = Scalar(alpha * float(values[q]));
+      else
+        for (int q = 0; q < n; ++q) out[q] = Scalar(alpha * float(values[q]) + beta * float(out[q]));
+      return;
+    }
+    for (int q = 0; q < n; ++q) store(at, r, c + q, float(values[q]));
+  }
+
   template <class T, int R>
   KOKKOS_INLINE_FUNCTION static void store_packed(T* to, const float (&values)[R], float scale) {
     Packed<T, R> run;

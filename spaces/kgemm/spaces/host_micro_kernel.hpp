@@ -1,9 +1,9 @@
 #pragma once
 // The host spaces' register-blocked micro-kernel: acc[TM][TN] += a_panel (x) b_panel over kc,
-// a_panel k-major (TM values per k, a_step apart from one k to the next), b_panel row-major
-// (TN values per k, b_step apart). In fp32 and with TN a multiple of the native SIMD width, the
-// tile is held in TM x TN / width vector registers for the whole panel: per k, TN / width
-// vector loads of B and TM broadcasts of A feed TM x TN / width fused multiply-adds. The width
+// a_panel TM rows of kc contiguous values (lda apart), b_panel kc rows of TN contiguous values
+// (ldb apart). In fp32 and with TN a multiple of the native SIMD width, the tile is held in
+// TM x TN / width vector registers for the whole panel: per k, TN / width vector loads of B
+// and TM broadcasts of A (one element of each row) feed TM x TN / width fused multiply-adds. The width
 // is the compile target's (GCC/Clang vector extensions): 16 floats with AVX-512, 8 with AVX, 4
 // with SSE or NEON. Everything else (other element types, narrower tiles, device code, compilers
 // without vector extensions) takes the plain loop, which the compiler vectorises as it can.
@@ -31,6 +31,13 @@ typedef float HostFloatsInMemory __attribute__((vector_size(kHostFloatLanes * si
 #define KGEMM_HOST_VECTORS 0
 constexpr int kHostFloatLanes = 1;
 #endif
+// The tile's loops unrolled whole, so its vectors stay in registers (nvcc, which compiles host
+// code for CUDA builds, does not know GCC's pragma).
+#if defined(__CUDACC__)
+#define KGEMM_HOST_UNROLL
+#else
+#define KGEMM_HOST_UNROLL _Pragma("GCC unroll 16")
+#endif
 
 template <class T, int TM, int TN>
 struct HostMicroKernel {
@@ -38,52 +45,59 @@ struct HostMicroKernel {
   static constexpr bool kVectors = KGEMM_HOST_VECTORS && kHostFloatLanes > 1 && TN % kHostFloatLanes == 0 &&
                                    std::is_same<T, float>::value;
 
-  KOKKOS_INLINE_FUNCTION static void multiply(T (&acc)[TM][TN], const T* a, int a_step, const T* b, int b_step,
+  // c: the tile, rows ldc apart, added to where accumulate holds, else overwritten.
+  KOKKOS_INLINE_FUNCTION static void multiply(T* c, int ldc, bool accumulate, const T* a, int lda, const T* b, int ldb,
                                               int kc) {
 #if KGEMM_HOST_VECTORS
     if constexpr (kVectors) {
-      multiply_vectors(acc, a, a_step, b, b_step, kc);
+      multiply_vectors(c, ldc, accumulate, a, lda, b, ldb, kc);
       return;
     }
 #endif
+    T acc[TM][TN];
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) acc[ii][jj] = accumulate ? c[ii * ldc + jj] : T(0);
     for (int k = 0; k < kc; ++k) {
-      const T* a_k = a + k * a_step;
-      const T* b_k = b + k * b_step;
+      const T* b_k = b + k * ldb;
       T a_values[TM], b_values[TN];
-      for (int ii = 0; ii < TM; ++ii) a_values[ii] = a_k[ii];
+      for (int ii = 0; ii < TM; ++ii) a_values[ii] = a[ii * lda + k];
       for (int jj = 0; jj < TN; ++jj) b_values[jj] = b_k[jj];
       for (int ii = 0; ii < TM; ++ii)
         for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a_values[ii] * b_values[jj];
     }
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) c[ii * ldc + jj] = acc[ii][jj];
   }
 
 #if KGEMM_HOST_VECTORS
  private:
   static constexpr int kVectorsPerRow = TN / kHostFloatLanes;
 
-  KOKKOS_INLINE_FUNCTION static void multiply_vectors(float (&acc)[TM][TN], const float* a, int a_step, const float* b, int b_step, int kc) {
-    HostFloats c[TM][kVectorsPerRow];
-#pragma GCC unroll 16
+  KOKKOS_INLINE_FUNCTION static void multiply_vectors(float* c, int ldc, bool accumulate, const float* a, int lda,
+                                                      const float* b, int ldb, int kc) {
+    HostFloats acc[TM][kVectorsPerRow];
+    KGEMM_HOST_UNROLL
     for (int ii = 0; ii < TM; ++ii)
-#pragma GCC unroll 16
+      KGEMM_HOST_UNROLL
       for (int v = 0; v < kVectorsPerRow; ++v)
-        c[ii][v] = *reinterpret_cast<const HostFloatsInMemory*>(&acc[ii][v * kHostFloatLanes]);
-    for (int k = 0; k < kc; ++k, a += a_step, b += b_step) {
+        acc[ii][v] = accumulate ? *reinterpret_cast<const HostFloatsInMemory*>(c + ii * ldc + v * kHostFloatLanes)
+                                : HostFloats{};
+    for (int k = 0; k < kc; ++k, ++a, b += ldb) {
       HostFloats b_k[kVectorsPerRow];
-#pragma GCC unroll 16
+      KGEMM_HOST_UNROLL
       for (int v = 0; v < kVectorsPerRow; ++v) b_k[v] = *reinterpret_cast<const HostFloatsInMemory*>(b + v * kHostFloatLanes);
-#pragma GCC unroll 16
+      KGEMM_HOST_UNROLL
       for (int ii = 0; ii < TM; ++ii) {
-        const float a_ik = a[ii];
-#pragma GCC unroll 16
-        for (int v = 0; v < kVectorsPerRow; ++v) c[ii][v] += a_ik * b_k[v];
+        const float a_ik = a[ii * lda];
+        KGEMM_HOST_UNROLL
+        for (int v = 0; v < kVectorsPerRow; ++v) acc[ii][v] += a_ik * b_k[v];
       }
     }
-#pragma GCC unroll 16
+    KGEMM_HOST_UNROLL
     for (int ii = 0; ii < TM; ++ii)
-#pragma GCC unroll 16
+      KGEMM_HOST_UNROLL
       for (int v = 0; v < kVectorsPerRow; ++v)
-        *reinterpret_cast<HostFloatsInMemory*>(&acc[ii][v * kHostFloatLanes]) = c[ii][v];
+        *reinterpret_cast<HostFloatsInMemory*>(c + ii * ldc + v * kHostFloatLanes) = acc[ii][v];
   }
 #endif
 };
