@@ -11,13 +11,12 @@
 
 namespace kgemm {
 
-// The A slab is K-contiguous, as row-major A itself is, so slabs copy in contiguous runs (16 bytes
-// at a time on GPUs, vectorised on CPUs) rather than transposing element by element. GPU threads
-// read four k of one of their rows in one 16-byte load (the same number of scratch loads as
-// k-major runs of four rows); the host micro-kernel broadcasts one element per row and k.
-constexpr SlabLayout kTiledALayout = SlabLayout::RowMajor;
-// Whether the space's threads read the A slab kTiledKRun k at a time (GPUs): slabs are then
-// staged to a multiple of it, and kb must be one (launch_impl.hpp checks).
+// Whether the space's threads read the A slab kTiledKRun k at a time. The slab is K-contiguous
+// on every space, as row-major A itself is, so slabs copy in contiguous runs (16 bytes at a time
+// on GPUs, vectorised on CPUs) rather than transposing element by element. GPU threads read four
+// k of one of their rows in one 16-byte load (the same number of scratch loads as k-major runs
+// of four rows): their slabs are staged to a multiple of four and kb must be one
+// (launch_impl.hpp checks). The host micro-kernel broadcasts one element per row and k.
 template <class ExecSpace>
 constexpr bool kTiledReadsKRuns = SpaceTraits<ExecSpace>::is_gpu;
 constexpr int kTiledKRun = 4;
@@ -25,8 +24,8 @@ constexpr int kTiledKRun = 4;
 // Register micro-tiles: each thread accumulates TM x TN products in registers, reading the
 // B slab row by row.
 template <class ExecSpace, class Scalar, class Acc, int TM, int TN, bool Runs, int SlabBuffers>
-struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout, Runs, SlabBuffers> {
-  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout, Runs, SlabBuffers>;
+struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
+  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers>;
   using typename Pipeline::Member;
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr bool kKRuns = kTiledReadsKRuns<ExecSpace>;
