@@ -181,6 +181,8 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 100000})); }, {"team = 100000 is outside 1 to 65536"});
     expect_rejected([&] { gemm(A, B, C, with({30, 64, 8, 4, 4, 1})); }, {"not a multiple of the micro-tile"});
     expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
+    if (SpaceTraits<Space>::is_gpu)
+      expect_rejected([&] { gemm(A, B, C, with({24, 64, 8, 12, 32, 8})); }, {"micro-tile 12x32", "host spaces only"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"kb = 0 is outside 1 to 4096"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 0, 4, 1})); }, {"tm = 0 is outside"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks = 0 is outside 1 to 1024"});
@@ -192,7 +194,7 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     const int too_deep = Traits::max_slab_buffers + 1;
     expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 1, false, 1, 1, too_deep})); },
                     {"_st" + std::to_string(too_deep), Traits::max_slab_buffers > 1 ? "slab buffers" : "drop _st"});
-    if (kTiledALayout<Space> == SlabLayout::RowMajor)
+    if (kTiledReadsKRuns<Space>)
       expect_rejected([&] { gemm(A, B, C, with({64, 64, 6, 4, 4, 256})); }, {"four k at a time", "multiple of 4"});
     Options fp16_accumulation;
     fp16_accumulation.accum = Accum::F16;

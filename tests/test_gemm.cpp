@@ -76,14 +76,14 @@ constexpr bool stages_runs() {
   return SpaceTraits<typename Case::ExecSpace>::copy_run_bytes > 0;
 }
 
-// The edge shapes for every compiled micro-tile variant, in three geometries: one micro-tile per
+// The edge shapes for every micro-tile variant the space compiles, in three geometries: one micro-tile per
 // team, several per thread (partial sums in scratch), and a multi-thread team. The middle one
 // has slabs of an odd depth, or of 12 where the A slab is read four k at a time.
 KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
   using Space = typename TypeParam::ExecSpace;
   const int team_max = small_team<Space>();
-  const int odd_kb = kTiledALayout<Space> == SlabLayout::RowMajor ? 12 : 5;
-  for (auto [tm, tn] : micro_tiles())
+  const int odd_kb = kTiledReadsKRuns<Space> ? 12 : 5;
+  for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu))
     check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, odd_kb, tm, tn, 1},
                                   {2 * tm, 2 * tn, 16, tm, tn, team_max}},
                                  stages_runs<TypeParam>());
@@ -199,7 +199,7 @@ KGEMM_CASE_TEST(GemmTest, TransposesLayoutsAlphaBeta) {
 // cores where the case has them; K over several slabs with a remainder, odd extents.
 KGEMM_CASE_TEST(GemmTest, EveryOrderAlphaBetaEveryKernelFamily) {
   using Space = typename TypeParam::ExecSpace;
-  const int team = small_team<Space>(), odd_kb = kTiledALayout<Space> == SlabLayout::RowMajor ? 12 : 5;
+  const int team = small_team<Space>(), odd_kb = kTiledReadsKRuns<Space> ? 12 : 5;
   struct Family {
     Config config;
     bool batched, shared_b;

@@ -109,6 +109,22 @@ std::optional<KernelTeamPolicy<ExecSpace>> make_policy(const ExecSpace& space, c
       .set_scratch_size(level, Kokkos::PerTeam(scratch));
 }
 
+// Host spaces compile micro-tiles that GPU spaces do not (variants.hpp).
+template <class ExecSpace>
+constexpr bool kHostTiles = !SpaceTraits<ExecSpace>::is_gpu;
+
+template <class ExecSpace>
+std::string why_tile_not_on_space(const Config& c) {
+  if (c.tc) return "";
+  bool found = false;
+  for_each_micro_tile_on<kHostTiles<ExecSpace>>([&](auto tile) { found = found || (tile.tm == c.tm && tile.tn == c.tn); });
+  if (found) return "";
+  std::string compiled;
+  for (auto [tm, tn] : micro_tiles_on(kHostTiles<ExecSpace>)) compiled += " " + dims(tm, tn);
+  return config_reason(c, ": micro-tile " + dims(c.tm, c.tn) + " is compiled for host spaces only, not " +
+                              ExecSpace::name() + "; " + ExecSpace::name() + " compiles" + compiled);
+}
+
 template <class Scalar>
 std::string why_bad_accum(Accum accum) {
   if (accum == Accum::F16 && dtype_of<Scalar>() == DType::F32)
@@ -149,11 +165,12 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     why = why_malformed(c);
     if (!why.empty()) why = config_reason(c, ": " + why);
   }
+  if (why.empty()) why = why_tile_not_on_space<ExecSpace>(c);
   if (why.empty()) why = why_too_large(args, c);
   if (why.empty()) why = why_bad_stages<ExecSpace>(c);
   if (why.empty()) why = why_bad_accum<Scalar>(accum);
   if (why.empty() && c.tc) why = why_no_tensor_cores<ExecSpace, Scalar>(c, accum);
-  if (why.empty() && !c.tc && kTiledALayout<ExecSpace> == SlabLayout::RowMajor && c.kb % kTiledKRun != 0)
+  if (why.empty() && !c.tc && kTiledReadsKRuns<ExecSpace> && c.kb % kTiledKRun != 0)
     why = config_reason(c, std::string(": ") + ExecSpace::name() + " reads the A slab four k at a time; make kb a multiple of 4");
   if (!why.empty()) return why;
   const auto launch_with_policy = [&](const auto& functor) {
@@ -173,7 +190,7 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     }
     return why;
   }
-  with_micro_tile(c.tm, c.tn, [&](auto tile) {
+  with_micro_tile<kHostTiles<ExecSpace>>(c.tm, c.tn, [&](auto tile) {
     constexpr int TM = decltype(tile)::tm, TN = decltype(tile)::tn;
     auto run = [&](auto acc_tag) {
       using Acc = decltype(acc_tag);

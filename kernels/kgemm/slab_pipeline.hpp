@@ -46,7 +46,7 @@ struct OperandRuns<Plan, true> {
 
 // Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
 // launch chose where runs_apply() holds; otherwise through SlabStager.
-template <class ExecSpace, class Scalar, class Slab, SlabLayout ALayout, bool Runs, int SlabBuffers>
+template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers>
 struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -56,7 +56,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   using Plan = RunPlan<ExecSpace, Scalar>;
   // Runs are copied as they are, into row-major slabs, by spaces that copy runs.
   static constexpr bool kRunsPossible =
-      Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value && ALayout == SlabLayout::RowMajor;
+      Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value;
   static_assert(!Runs || kRunsPossible, "kgemm: this pipeline cannot stage runs");
   static_assert(SlabBuffers >= Traits::default_slab_buffers && SlabBuffers <= Traits::max_slab_buffers,
                 "kgemm: this space does not stage that many slab buffers");
@@ -78,14 +78,14 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m(ceil_div(a.M(), c.mb)), blocks_n(ceil_div(a.N(), c.nb)), k_multiple(k_mult),
-        ld_a((ALayout == SlabLayout::ColMajor ? c.mb : c.kb) + kPad), ld_b(c.nb + kPad),
+        ld_a(c.kb + kPad), ld_b(c.nb + kPad),
         slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()) {
     slabs_per_split = slabs > c.ks ? ceil_div(slabs, c.ks) : 1;
     splits = slabs > 0 ? ceil_div(slabs, slabs_per_split) : 1;
     // Worked out here, not by every thread for every slab.
     const int last_k = a.K() - (slabs - 1) * kb;
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
-    a_slab_elements = aligned_elements(std::size_t(ALayout == SlabLayout::ColMajor ? kb : mb) * ld_a);
+    a_slab_elements = aligned_elements(std::size_t(mb) * ld_a);
     buffer_elements = a_slab_elements + aligned_elements(std::size_t(kb) * ld_b);
     if constexpr (Runs) {
       this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
@@ -164,8 +164,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
       walk_slabs(team, scratch, at, this->a_runs.thread(team, args.A, at.b, at.m0, 0),
                  this->b_runs.thread(team, args.B, at.b, 0, at.n0), multiply);
     } else {
-      const Stager a_stager(team, ALayout, ld_a, args.A, at.b, at.m0, 0, mb, kb, true);
-      const Stager b_stager(team, SlabLayout::RowMajor, ld_b, args.B, at.b, 0, at.n0, kb, nb, false);
+      const Stager a_stager(team, ld_a, args.A, at.b, at.m0, 0, mb, kb, true);
+      const Stager b_stager(team, ld_b, args.B, at.b, 0, at.n0, kb, nb, false);
       walk_slabs(team, scratch, at, a_stager, b_stager, multiply);
     }
   }
@@ -256,6 +256,25 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
       store_c(at.b, at.m0 + r, at.n0 + c, value);
     else
       partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
+  }
+
+  // n adjacent results of block row r (columns c ... c + n - 1): one unit-stride loop, which
+  // CPUs vectorise, where the row lies inside C with unit column stride and K is not split;
+  // element by element otherwise.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void store_row(const BlockOrigin& at, int r, int c, const T* values, int n) const {
+    const auto& C = args.C;
+    const int i = at.m0 + r, j = at.n0 + c;
+    if (at.writes && splits == 1 && C.col_stride == 1 && i < C.rows && j + n <= C.cols) {
+      Scalar* out = &C(at.b, i, j);
+      const float alpha = args.alpha, beta = args.beta;
+      if (beta == 0.0f)  // C is not read (store_c)
+        for (int q = 0; q < n; ++q) out[q] = Scalar(alpha * float(values[q]));
+      else
+        for (int q = 0; q < n; ++q) out[q] = Scalar(alpha * float(values[q]) + beta * float(out[q]));
+      return;
+    }
+    for (int q = 0; q < n; ++q) store(at, r, c + q, float(values[q]));
   }
 
   template <class T, int R>

@@ -14,9 +14,6 @@
 
 namespace kgemm {
 
-// Where element (r, c) of a staged tile lives: r * ld + c (RowMajor) or c * ld + r (ColMajor).
-enum class SlabLayout { RowMajor, ColMajor };
-
 template <class ExecSpace, class Scalar, class Slab>
 struct SlabStager {
   using Traits = SpaceTraits<ExecSpace>;
@@ -39,18 +36,18 @@ struct SlabStager {
   int width = 1;                          // kRun where contiguous and aligned
 
   // Stages tiles rows x cols at (r0, c0) of src[b], K along columns (k_cols, operand A) or rows
-  // (B); slab s starts kb (the tile's extent along K) further along K. `ld` is the slab row
-  // length of layout L.
+  // (B); slab s starts kb (the tile's extent along K) further along K. Slabs are row-major:
+  // element (r, c) at r * ld + c.
   template <class Member>
-  KOKKOS_INLINE_FUNCTION SlabStager(const Member& team, SlabLayout layout, int ld, const MatrixRef<const Scalar>& src,
+  KOKKOS_INLINE_FUNCTION SlabStager(const Member& team, int ld, const MatrixRef<const Scalar>& src,
                                     int b, int r0, int c0, int rows, int cols, bool k_cols)
       : kb(k_cols ? cols : rows) {
-    const bool fast_cols = src.col_stride == 1 || (src.row_stride != 1 && layout == SlabLayout::RowMajor);
+    const bool fast_cols = src.col_stride == 1 || src.row_stride != 1;
     from = src.data + b * src.batch_stride + r0 * src.row_stride + c0 * src.col_stride;
     src_slow = fast_cols ? src.row_stride : src.col_stride;
     src_fast = fast_cols ? src.col_stride : src.row_stride;
     src_slab = kb * (k_cols ? src.col_stride : src.row_stride);
-    const int dst_row = layout == SlabLayout::RowMajor ? ld : 1, dst_col = layout == SlabLayout::RowMajor ? 1 : ld;
+    const int dst_row = ld, dst_col = 1;
     dst_slow = fast_cols ? dst_row : dst_col;
     dst_fast = fast_cols ? dst_col : dst_row;
     slow_end = fast_cols ? rows : cols;

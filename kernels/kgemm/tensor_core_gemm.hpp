@@ -12,8 +12,8 @@
 namespace kgemm {
 
 template <class ExecSpace, int WM, int WN, bool Runs, int SlabBuffers>
-struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, SlabBuffers> {
-  using Pipeline = SlabPipeline<ExecSpace, half, half, SlabLayout::RowMajor, Runs, SlabBuffers>;
+struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, Runs, SlabBuffers> {
+  using Pipeline = SlabPipeline<ExecSpace, half, half, Runs, SlabBuffers>;
   using typename Pipeline::Member;
   using Cores = TensorCores<ExecSpace>;
 

@@ -7,32 +7,33 @@
 
 #include "kgemm/packed.hpp"
 #include "kgemm/slab_pipeline.hpp"
+#include "kgemm/spaces/host_micro_kernel.hpp"
 
 namespace kgemm {
 
-// The A slab's layout: on GPUs K-contiguous, as row-major A itself is, so slabs copy in 16-byte
-// runs and each thread reads four k of one of its rows in one 16-byte load (the same number of
-// scratch loads as k-major runs of four rows, without the transposing 4-byte copies); on CPUs
-// k-major, so a micro-tile's TM values of one k sit side by side for the vectoriser.
+// Whether the space's threads read the A slab kTiledKRun k at a time. The slab is K-contiguous
+// on every space, as row-major A itself is, so slabs copy in contiguous runs (16 bytes at a time
+// on GPUs, vectorised on CPUs) rather than transposing element by element. GPU threads read four
+// k of one of their rows in one 16-byte load (the same number of scratch loads as k-major runs
+// of four rows): their slabs are staged to a multiple of four and kb must be one
+// (launch_impl.hpp checks). The host micro-kernel broadcasts one element per row and k.
 template <class ExecSpace>
-constexpr SlabLayout kTiledALayout = SpaceTraits<ExecSpace>::is_gpu ? SlabLayout::RowMajor : SlabLayout::ColMajor;
-// k read at a time from a K-contiguous A slab: slabs are staged to a multiple of it, and kb
-// must be one (launch_impl.hpp checks).
+constexpr bool kTiledReadsKRuns = SpaceTraits<ExecSpace>::is_gpu;
 constexpr int kTiledKRun = 4;
 
 // Register micro-tiles: each thread accumulates TM x TN products in registers, reading the
 // B slab row by row.
 template <class ExecSpace, class Scalar, class Acc, int TM, int TN, bool Runs, int SlabBuffers>
-struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>, Runs, SlabBuffers> {
-  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>, Runs, SlabBuffers>;
+struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
+  using Pipeline = SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers>;
   using typename Pipeline::Member;
   using Traits = SpaceTraits<ExecSpace>;
-  static constexpr bool kRowMajorA = kTiledALayout<ExecSpace> == SlabLayout::RowMajor;
+  static constexpr bool kKRuns = kTiledReadsKRuns<ExecSpace>;
   // A thread's rows (columns) come in runs of RM (RN) adjacent ones, interleaved with its
-  // neighbours' runs. Rows of a K-contiguous A slab are single (RM = 1): the rows a warp reads
+  // neighbours' runs. Rows read four k at a time are single (RM = 1): the rows a warp reads
   // together are then adjacent, and with slab rows of kb + 4 words (4 x odd) they fall in
   // different bank quads.
-  static constexpr int RM = kRowMajorA ? 1 : Traits::micro_run(TM);
+  static constexpr int RM = kKRuns ? 1 : Traits::micro_run(TM);
   static constexpr int RN = Traits::micro_run(TN);
 
   // On GPUs, R consecutive scratch values read as one aligned 16-byte access. Runs start at
@@ -47,7 +48,7 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
   int tiles_m, tiles_n, tiles_per_thread;
 
   TiledGemm(const GemmArgs<Scalar>& a, const Config& c)
-      : Pipeline(a, c, kRowMajorA ? kTiledKRun : 1), tiles_m(c.mb / c.tm), tiles_n(c.nb / c.tn), tiles_per_thread(c.tiles_per_thread()) {}
+      : Pipeline(a, c, kKRuns ? kTiledKRun : 1), tiles_m(c.mb / c.tm), tiles_n(c.nb / c.tn), tiles_per_thread(c.tiles_per_thread()) {}
 
   // When threads walk several micro-tiles, the block's partial sums wait in scratch between slabs.
   KOKKOS_INLINE_FUNCTION std::size_t partial_bytes() const {
@@ -62,7 +63,7 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
   // acc += a_slab[rows, k] (x) b_slab[k, cols] over the slab, for one micro-tile.
   KOKKOS_INLINE_FUNCTION void multiply(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab,
                                        int tile_m, int tile_n, int kc) const {
-    if constexpr (kRowMajorA) {
+    if constexpr (kKRuns) {
       // Four k per pass: one 16-byte load per row of A, then per k one 16-byte load per run of B.
       for (int k = 0; k < kc; k += kTiledKRun) {
         Acc a[TM][kTiledKRun];
@@ -76,18 +77,17 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
         }
       }
     } else {
-      // Plain element loads: the host compiler vectorises these (and loses them through load_run,
-      // 50 -> 10 GFLOP/s measured on this repository's 2-core AVX-512 machine).
-      for (int k = 0; k < kc; ++k) {
-        const Acc* a_k = a_slab + k * this->ld_a;
-        const Acc* b_k = b_slab + k * this->ld_b;
-        Acc a[TM], bv[TN];
-        for (int ii = 0; ii < TM; ++ii) a[ii] = a_k[row_of(tile_m, ii)];
-        for (int jj = 0; jj < TN; ++jj) bv[jj] = b_k[col_of(tile_n, jj)];
-        for (int ii = 0; ii < TM; ++ii)
-          for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a[ii] * bv[jj];
-      }
+      multiply_on_host(&acc[0][0], TN, true, a_slab, b_slab, tile_m, tile_n, kc);
     }
+  }
+
+  // The host's micro-kernel (register-blocked SIMD where the tile allows it) on the tile at c,
+  // rows ldc apart: a micro-tile's TM rows and TN columns are adjacent in the slabs and in the
+  // partial block here (micro_run: one run each).
+  KOKKOS_INLINE_FUNCTION void multiply_on_host(Acc* c, int ldc, bool accumulate, const Acc* a_slab, const Acc* b_slab,
+                                               int tile_m, int tile_n, int kc) const {
+    HostMicroKernel<Acc, TM, TN>::multiply(c, ldc, accumulate, a_slab + row_of(tile_m, 0) * this->ld_a, this->ld_a,
+                                           b_slab + col_of(tile_n, 0), this->ld_b, kc);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
@@ -112,20 +112,32 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, kTiledALayout<ExecSpace>
       }
       for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
         const int tile_m = t / tiles_n, tile_n = t % tiles_n;
-        load_partial(acc, partial, tile_m, tile_n, first);
-        multiply(acc, a_slab, b_slab, tile_m, tile_n, kc);
-        store_partial(acc, partial, tile_m, tile_n);
+        if constexpr (kKRuns) {
+          load_partial(acc, partial, tile_m, tile_n, first);
+          multiply(acc, a_slab, b_slab, tile_m, tile_n, kc);
+          store_partial(acc, partial, tile_m, tile_n);
+        } else {  // the host micro-kernel reads and writes the partial sums itself
+          multiply_on_host(partial + row_of(tile_m, 0) * this->nb + col_of(tile_n, 0), this->nb, !first, a_slab,
+                           b_slab, tile_m, tile_n, kc);
+        }
       }
       first = false;
     });
 
-    // Element by element: storing runs (store_results) raised the 8x8 tile's registers from
-    // 168 to 205 (H100 build), more than the fewer stores gain.
     for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
       const int tile_m = t / tiles_n, tile_n = t % tiles_n;
-      if (!in_registers) load_partial(acc, partial, tile_m, tile_n, first);
-      for (int ii = 0; ii < TM; ++ii)
-        for (int jj = 0; jj < TN; ++jj) this->store(at, row_of(tile_m, ii), col_of(tile_n, jj), float(acc[ii][jj]));
+      if constexpr (kKRuns) {
+        // Element by element: storing runs (store_results) raised the 8x8 tile's registers from
+        // 168 to 205 (H100 build), more than the fewer stores gain.
+        if (!in_registers) load_partial(acc, partial, tile_m, tile_n, first);
+        for (int ii = 0; ii < TM; ++ii)
+          for (int jj = 0; jj < TN; ++jj) this->store(at, row_of(tile_m, ii), col_of(tile_n, jj), float(acc[ii][jj]));
+      } else {  // host rows of TN adjacent results: vectorised stores where the row lies inside C
+        for (int ii = 0; ii < TM; ++ii) {
+          const int row = row_of(tile_m, ii), col = col_of(tile_n, 0);
+          this->store_row(at, row, col, in_registers ? acc[ii] : partial + row * this->nb + col, TN);
+        }
+      }
     }
   }
 

@@ -14,15 +14,38 @@ struct MicroTile {
   static constexpr int tm = TM, tn = TN;
 };
 
-// 1x1 for tiny matrices, 4x4 and 8x4 (tall, for N = 64 layers) and 8x8 for GPUs,
+// Every space: 1x1 for tiny matrices, 4x4 and 8x4 (tall, for N = 64 layers) and 8x8 for GPUs,
 // 8x16 for CPUs (eight 16-wide SIMD accumulators).
 template <class F>
-void for_each_micro_tile(F&& f) {
+void for_each_portable_micro_tile(F&& f) {
   f(MicroTile<1, 1>{});
   f(MicroTile<4, 4>{});
   f(MicroTile<8, 4>{});
   f(MicroTile<8, 8>{});
   f(MicroTile<8, 16>{});
+}
+
+// Host spaces only (one GPU thread cannot hold them): register blocks of the host micro-kernel
+// (host_micro_kernel.hpp) that fill AVX-512's 32 vector registers with 16 or 24 accumulators,
+// two or four 16-float vectors of B per k: 8x32, 12x32 (BLIS' AVX-512 shape) and 6x64.
+template <class F>
+void for_each_host_micro_tile(F&& f) {
+  f(MicroTile<8, 32>{});
+  f(MicroTile<12, 32>{});
+  f(MicroTile<6, 64>{});
+}
+
+// The micro-tiles compiled for a host space (Host) or a GPU space.
+template <bool Host, class F>
+void for_each_micro_tile_on(F&& f) {
+  for_each_portable_micro_tile(f);
+  if constexpr (Host) for_each_host_micro_tile(f);
+}
+
+// Every compiled micro-tile, whichever space compiles it.
+template <class F>
+void for_each_micro_tile(F&& f) {
+  for_each_micro_tile_on<true>(f);
 }
 
 // Tensor-core warp tiles (tm x tn per warp, in 16 x 16 fragments): CUDA, fp16 data, fp32
@@ -61,9 +84,10 @@ void with_tile(ForEach&& for_each, const char* what, int tm, int tn, F&& f) {
   }
 }
 
+template <bool Host>
 struct EachMicroTile {
   template <class F>
-  void operator()(F&& f) const { for_each_micro_tile(f); }
+  void operator()(F&& f) const { for_each_micro_tile_on<Host>(f); }
 };
 struct EachWarpTile {
   template <class F>
@@ -71,12 +95,17 @@ struct EachWarpTile {
 };
 }  // namespace detail
 
-inline std::vector<std::pair<int, int>> micro_tiles() { return detail::tile_shapes(detail::EachMicroTile{}); }
+inline std::vector<std::pair<int, int>> micro_tiles() { return detail::tile_shapes(detail::EachMicroTile<true>{}); }
+// The micro-tiles a host space (host = true) or a GPU space compiles.
+inline std::vector<std::pair<int, int>> micro_tiles_on(bool host) {
+  return host ? micro_tiles() : detail::tile_shapes(detail::EachMicroTile<false>{});
+}
 inline std::vector<std::pair<int, int>> warp_tiles() { return detail::tile_shapes(detail::EachWarpTile{}); }
 
-template <class F>
+// f(MicroTile<tm, tn>{}) among the tiles of a host space (Host) or a GPU space.
+template <bool Host, class F>
 void with_micro_tile(int tm, int tn, F&& f) {
-  detail::with_tile(detail::EachMicroTile{}, "micro-tile", tm, tn, f);
+  detail::with_tile(detail::EachMicroTile<Host>{}, "micro-tile", tm, tn, f);
 }
 template <class F>
 void with_warp_tile(int tm, int tn, F&& f) {

@@ -1,0 +1,105 @@
+#pragma once
+// The host spaces' register-blocked micro-kernel: acc[TM][TN] += a_panel (x) b_panel over kc,
+// a_panel TM rows of kc contiguous values (lda apart), b_panel kc rows of TN contiguous values
+// (ldb apart). In fp32 and with TN a multiple of the native SIMD width, the tile is held in
+// TM x TN / width vector registers for the whole panel: per k, TN / width vector loads of B
+// and TM broadcasts of A (one element of each row) feed TM x TN / width fused multiply-adds. The width
+// is the compile target's (GCC/Clang vector extensions): 16 floats with AVX-512, 8 with AVX, 4
+// with SSE or NEON. Everything else (other element types, narrower tiles, device code, compilers
+// without vector extensions) takes the plain loop, which the compiler vectorises as it can.
+#include <Kokkos_Core.hpp>
+#include <type_traits>
+
+namespace kgemm {
+
+#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
+#define KGEMM_HOST_VECTORS 1
+#if defined(__AVX512F__)
+constexpr int kHostFloatLanes = 16;
+#elif defined(__AVX__)
+constexpr int kHostFloatLanes = 8;
+#elif defined(__SSE2__) || defined(__ARM_NEON)
+constexpr int kHostFloatLanes = 4;
+#else
+constexpr int kHostFloatLanes = 1;
+#endif
+// One register of floats; the unaligned, aliasing twin is what panels are read through (B's
+// panels are aligned in practice, and unaligned loads of aligned data cost nothing extra).
+typedef float HostFloats __attribute__((vector_size(kHostFloatLanes * sizeof(float))));
+typedef float HostFloatsInMemory __attribute__((vector_size(kHostFloatLanes * sizeof(float)), aligned(sizeof(float)), may_alias));
+#else
+#define KGEMM_HOST_VECTORS 0
+constexpr int kHostFloatLanes = 1;
+#endif
+// The tile's loops unrolled whole, so its vectors stay in registers (nvcc, which compiles host
+// code for CUDA builds, does not know GCC's pragma).
+#if defined(__CUDACC__)
+#define KGEMM_HOST_UNROLL
+#else
+#define KGEMM_HOST_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+template <class T, int TM, int TN>
+struct HostMicroKernel {
+  // Whether the tile runs in vector registers on this compile target.
+  static constexpr bool kVectors = KGEMM_HOST_VECTORS && kHostFloatLanes > 1 && TN % kHostFloatLanes == 0 &&
+                                   std::is_same<T, float>::value;
+
+  // c: the tile, rows ldc apart, added to where accumulate holds, else overwritten.
+  KOKKOS_INLINE_FUNCTION static void multiply(T* c, int ldc, bool accumulate, const T* a, int lda, const T* b, int ldb,
+                                              int kc) {
+#if KGEMM_HOST_VECTORS
+    if constexpr (kVectors) {
+      multiply_vectors(c, ldc, accumulate, a, lda, b, ldb, kc);
+      return;
+    }
+#endif
+    T acc[TM][TN];
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) acc[ii][jj] = accumulate ? c[ii * ldc + jj] : T(0);
+    for (int k = 0; k < kc; ++k) {
+      const T* b_k = b + k * ldb;
+      T a_values[TM], b_values[TN];
+      for (int ii = 0; ii < TM; ++ii) a_values[ii] = a[ii * lda + k];
+      for (int jj = 0; jj < TN; ++jj) b_values[jj] = b_k[jj];
+      for (int ii = 0; ii < TM; ++ii)
+        for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a_values[ii] * b_values[jj];
+    }
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) c[ii * ldc + jj] = acc[ii][jj];
+  }
+
+#if KGEMM_HOST_VECTORS
+ private:
+  static constexpr int kVectorsPerRow = TN / kHostFloatLanes;
+
+  KOKKOS_INLINE_FUNCTION static void multiply_vectors(float* c, int ldc, bool accumulate, const float* a, int lda,
+                                                      const float* b, int ldb, int kc) {
+    HostFloats acc[TM][kVectorsPerRow];
+    KGEMM_HOST_UNROLL
+    for (int ii = 0; ii < TM; ++ii)
+      KGEMM_HOST_UNROLL
+      for (int v = 0; v < kVectorsPerRow; ++v)
+        acc[ii][v] = accumulate ? *reinterpret_cast<const HostFloatsInMemory*>(c + ii * ldc + v * kHostFloatLanes)
+                                : HostFloats{};
+    for (int k = 0; k < kc; ++k, ++a, b += ldb) {
+      HostFloats b_k[kVectorsPerRow];
+      KGEMM_HOST_UNROLL
+      for (int v = 0; v < kVectorsPerRow; ++v) b_k[v] = *reinterpret_cast<const HostFloatsInMemory*>(b + v * kHostFloatLanes);
+      KGEMM_HOST_UNROLL
+      for (int ii = 0; ii < TM; ++ii) {
+        const float a_ik = a[ii * lda];
+        KGEMM_HOST_UNROLL
+        for (int v = 0; v < kVectorsPerRow; ++v) acc[ii][v] += a_ik * b_k[v];
+      }
+    }
+    KGEMM_HOST_UNROLL
+    for (int ii = 0; ii < TM; ++ii)
+      KGEMM_HOST_UNROLL
+      for (int v = 0; v < kVectorsPerRow; ++v)
+        *reinterpret_cast<HostFloatsInMemory*>(c + ii * ldc + v * kHostFloatLanes) = acc[ii][v];
+  }
+#endif
+};
+
+}  // namespace kgemm
