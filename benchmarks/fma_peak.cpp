@@ -135,7 +135,8 @@ int run(int argc, char** argv) {
   };
   std::cout << "SIMD " << 8 * kSimdBytes << " bits (" << kLanes << " fp32 lanes), clock about " << number(ghz, 2)
             << " GHz (dependent adds)\n";
-  for (const auto& [space, count] : {std::pair<std::string, int>{"serial", 1}, {"openmp", threads}}) {
+  const std::pair<std::string, int> rows[] = {{"serial", 1}, {"openmp", threads}};
+  for (const auto& [space, count] : rows) {
     if (space == "openmp" && count == 1) continue;  // the serial row already has it
     const double peak = fma_peak(count);
     const double fma_per_cycle = peak / (2.0 * kLanes * count * ghz);

@@ -283,7 +283,8 @@ TEST(SearchSpace, SmallProductsStartGroupedWhereTheSpaceGroups) {
 // Shards of a problem list: numbered from 0, each input the rule it breaks named, and the
 // shards of one count partition the list, each keeping its order.
 TEST(Shard, ParsesIndexOfCountFromZero) {
-  for (const auto& [text, index, count] : {std::tuple{"0/1", 0, 1}, {"1/2", 1, 2}, {"3/4", 3, 4}, {"0/1000", 0, 1000}}) {
+  const std::tuple<const char*, int, int> good[] = {{"0/1", 0, 1}, {"1/2", 1, 2}, {"3/4", 3, 4}, {"0/1000", 0, 1000}};
+  for (const auto& [text, index, count] : good) {
     const Shard shard = parse_shard(text);
     EXPECT_EQ(shard.index, index) << text;
     EXPECT_EQ(shard.count, count) << text;
