@@ -73,10 +73,13 @@ std::string writable_store_file(const DeviceInfo& device) {
   const auto writable = [](const std::string& path) { return access(path.c_str(), W_OK) == 0; };
   if (!found.empty() && writable(found) && writable(std::filesystem::path(found).parent_path().string())) return found;
   const std::string name = device_slug(device) + ".yaml";
-  for (const std::string& dir : installed_store_directories()) {
-    std::error_code error;
-    if (std::filesystem::is_directory(dir, error) && writable(dir) && found.empty()) return dir + "/" + name;
-  }
+  // A new store goes beside the installed ones when that place may be written; a read-only
+  // store found there is never shadowed from it (the user's directory comes first in the path).
+  if (found.empty())
+    for (const std::string& dir : installed_store_directories()) {
+      std::error_code error;
+      if (std::filesystem::is_directory(dir, error) && writable(dir)) return dir + "/" + name;
+    }
   const std::string user = user_store_directory();
   if (user.empty()) throw StoreError(name, "no writable place for it: set XDG_DATA_HOME or HOME, or name a file");
   return user + "/" + name;
