@@ -92,7 +92,7 @@ if has peer; then
   for b in ${batches//,/ }; do
     "$build/tools/kgemm-run" --list-shapes --batch "$b" | { [ -s "$out/shapes.csv" ] && tail -n +2 || cat; } >> "$out/shapes.csv"
   done
-  "$out/cublas_peer" --shapes "$out/shapes.csv" --dtype fp32,fp16 --squares 8,16,32,64 --batched-shapes \
+  "$out/cublas_peer" --shapes "$out/shapes.csv" --dtype fp32,fp16 --squares 8,16,32,64 --batched-shapes --kgemm-inputs \
       --out "$out/cublas.json" > "$out/cublas.log" 2>&1
   echo "cublas rc=$? $(grep -i geometric "$out/cublas.log" | head -4 | tr '\n' ' ')"
 fi

@@ -30,6 +30,11 @@ __global__ void mma_sync_blocks(float* out) {
   const unsigned b[2] = {b4[0], b4[1]};
   float d[4] = {0, 0, 0, 0};
   kgemm::detail::multiply_accumulate(d, a, b);
+#if defined(KGEMM_MMA_TF32)
+  unsigned big[4];
+  for (int e = 0; e < 4; ++e) big[e] = kgemm::detail::to_tf32(d[e]);
+  kgemm::detail::multiply_accumulate_tf32(d, big, b);
+#endif
   out[threadIdx.x] = d[0] + d[1] + d[2] + d[3];
 #endif
 }

@@ -199,15 +199,17 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     Options fp16_accumulation;
     fp16_accumulation.accum = Accum::F16;
     expect_rejected([&] { gemm(A, B, C, fp16_accumulation); }, {"fp16 accumulation", "fp32 data"});
-    // Tensor-core configs: fp16 data with fp32 accumulation on a space that has them, one warp per tile.
+    // Tensor-core configs: fp32 accumulation on a space that has them, one warp per tile; fp32
+    // data where the device has TF32 tensor cores (3xTF32).
     const Config tc{64, 64, 32, 32, 32, 128, true};
+    if (TensorCores<Space>::on_device() && !TensorCores<Space>::tf32_on_device())
+      expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"3xTF32", "8.0 or newer", "drop _tc"});
     if (TensorCores<Space>::on_device()) {
-      expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"fp16 data with fp32 accumulation"});
       using Half = Kokkos::View<half**, Kokkos::LayoutRight, typename Space::memory_space>;
       Half Ah("Ah", 8, 5), Bh("Bh", 5, 6), Ch("Ch", 8, 6);
       Options tc_fp16_accumulation = with(tc);
       tc_fp16_accumulation.accum = Accum::F16;
-      expect_rejected([&] { gemm(Ah, Bh, Ch, tc_fp16_accumulation); }, {"fp16 data with fp32 accumulation"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, tc_fp16_accumulation); }, {"accumulate in fp32", "drop _tc"});
       expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 8, 32, 32, 128, true})); }, {"multiple of 16"});
       expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 32, 32, 64, true})); }, {"one 32-thread warp", "team 128"});
       expect_rejected([&] { gemm(Ah, Bh, Ch, with({32, 32, 32, 32, 32, 32, true, 1, 2})); }, {"one 32-thread warp", "team 64 for this block and bb"});

@@ -11,6 +11,7 @@
 
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
+#include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
@@ -152,6 +153,88 @@ TEST(ProblemBench, MeasuresCorrectConfigsAndRejectsABrokenKernelOnEverySpace) {
       EXPECT_EQ(outcome.best, candidates[0]);
     }
   });
+}
+
+// The error measure the precision gate compares: of order fp32's rounding for a correct config,
+// and as large as the fault where one element is off by 0.5.
+TEST(ProblemBench, MaxRelativeErrorIsSmallForACorrectConfigAndSeesAFault) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    Problem p;
+    p.m = 37, p.n = 29, p.k = 131;
+    const auto candidates = candidate_configs<Space>(p);
+    ASSERT_GE(candidates.size(), 2u);
+    SabotagedBench<Space> bench(space, p, candidates[1]);
+    const double correct = bench.max_relative_error(candidates[0]);
+    EXPECT_GT(correct, 0.0);
+    EXPECT_LT(correct, 1e-5);
+    // max |C_exact| over k = 131 products of inputs in [-1, 1) is well under 0.5 * 131.
+    EXPECT_GT(bench.max_relative_error(candidates[1]), 0.5 / 131);
+  });
+}
+
+// On a device with TF32 tensor cores, 3xTF32 on a long-K problem (its inputs fixed by the bench's
+// seed) errs no more than twice the SIMT default, what the tuner's gate asks of it: truncating
+// accumulation in the tensor cores over the whole K made it 11x on K = 4608 (H100).
+TEST(ProblemBench, SplitTf32ErrsAtMostTwiceTheSimtKernelOnLongK) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    if (!TensorCores<Space>::tf32_on_device()) return;
+    SCOPED_TRACE(Space::name());
+    Problem p;
+    p.m = 192, p.n = 128, p.k = 4608;
+    const ProblemBench<Space, float> bench(space, p, 7);
+    const double simt = bench.max_relative_error(TuningPolicy<Space>::default_config(DType::F32));
+    const Config split_configs[] = {{128, 64, 16, 64, 32, 128, true}, {64, 64, 32, 32, 32, 128, true}};
+    for (const Config& tc : split_configs) {
+      const double split = bench.max_relative_error(tc);
+      std::printf("[accuracy] %s 192x128x4608 SIMT %.2e, 3xTF32 %s %.2e\n", Space::name(), simt, to_string(tc).c_str(), split);
+      EXPECT_LE(split, kMaxSplitTf32ErrorRatio * simt) << to_string(tc);
+    }
+  });
+}
+
+// Errors made up per config: the SIMT default errs 1e-6, tensor-core configs as listed.
+struct MadeUpErrors {
+  double split_tf32;
+  mutable std::vector<Config> measured;
+  double max_relative_error(const Config& c) const {
+    measured.push_back(c);
+    return c.tc ? split_tf32 : 1e-6;
+  }
+};
+
+TEST(PrecisionGate, OffersSplitTf32OnlyWithinTwiceTheSimtError) {
+  const Config simt{128, 64, 16, 8, 8, 128}, tc_seed{128, 64, 16, 64, 32, 128, true}, tc_other{64, 64, 32, 32, 32, 128, true};
+  const std::vector<Config> seeds = {simt, tc_seed};
+  const std::vector<Config> all = {simt, tc_other, tc_seed};
+  for (double ratio : {0.5, 2.0, 2.5, 40.0}) {
+    SCOPED_TRACE(ratio);
+    std::vector<Config> candidates = all;
+    const MadeUpErrors bench{ratio * 1e-6, {}};
+    const auto gate = gate_split_tf32(bench, simt, seeds, candidates);
+    ASSERT_TRUE(gate.has_value());
+    EXPECT_DOUBLE_EQ(gate->simt_error, 1e-6);
+    EXPECT_DOUBLE_EQ(gate->split_tf32_error, ratio * 1e-6);
+    ASSERT_EQ(bench.measured.size(), 2u);
+    EXPECT_EQ(bench.measured[1], tc_seed);  // the seed, not the first tensor-core candidate
+    EXPECT_EQ(gate->offered, ratio <= kMaxSplitTf32ErrorRatio);
+    if (gate->offered)
+      EXPECT_EQ(candidates, all);
+    else
+      EXPECT_EQ(candidates, std::vector<Config>{simt});
+  }
+  // Without a tensor-core candidate there is nothing to decide, and nothing runs.
+  std::vector<Config> simt_only = {simt};
+  const MadeUpErrors bench{1.0, {}};
+  EXPECT_FALSE(gate_split_tf32(bench, simt, seeds, simt_only).has_value());
+  EXPECT_TRUE(bench.measured.empty());
+  // A seed that is not a candidate is not measured: the first tensor-core candidate is.
+  std::vector<Config> without_seed = {simt, tc_other};
+  const MadeUpErrors other{1e-6, {}};
+  ASSERT_TRUE(gate_split_tf32(other, simt, seeds, without_seed).has_value());
+  EXPECT_EQ(other.measured.back(), tc_other);
 }
 
 TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {

@@ -1,6 +1,7 @@
 // autotune: searches tile and team sizes per GEMM shape on one execution space and keeps the
 // winners in the device's YAML store, which kgemm's dispatch reads from then on.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
+#include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
@@ -201,24 +203,35 @@ struct Row {
   Request request;
   kgemm::TunedEntry entry;
   bool skipped = false;
+  std::optional<kgemm::PrecisionGate> gate;
 };
 
 void print_table(const std::vector<Row>& rows) {
-  std::printf("\n%-28s %-26s %9s %9s %8s %5s  %s\n", "layer", "problem", "default", "tuned", "speedup", "tried",
-              "config");
+  const bool gated = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.gate.has_value(); });
+  std::printf("\n%-28s %-26s %9s %9s %8s %5s  %s%s\n", "layer", "problem", "default", "tuned", "speedup", "tried",
+              gated ? "max rel. error: SIMT / 3xTF32      " : "", "config");
   double log_sum = 0;
   int counted = 0;
   for (const Row& r : rows) {
     const auto& e = r.entry;
     const double speedup = e.default_gflops > 0 ? e.gflops / e.default_gflops : 0;
-    std::printf("%-28s %-26s %9.1f %9.1f %7.2fx %5d  %s%s\n", r.request.layer.c_str(),
-                kgemm::to_string(e.problem).c_str(), e.default_gflops, e.gflops, speedup, e.candidates,
+    char errors[64] = "";
+    if (r.gate)
+      std::snprintf(errors, sizeof errors, "%9.2e / %9.2e %-11s", r.gate->simt_error, r.gate->split_tf32_error,
+                    r.gate->offered ? "(offered)" : "(withheld)");
+    else if (gated)
+      std::snprintf(errors, sizeof errors, "%-35s", "");
+    std::printf("%-28s %-26s %9.1f %9.1f %7.2fx %5d  %s%s%s\n", r.request.layer.c_str(),
+                kgemm::to_string(e.problem).c_str(), e.default_gflops, e.gflops, speedup, e.candidates, errors,
                 kgemm::to_string(e.config).c_str(), r.skipped ? "  (from store)" : "");
     if (speedup > 0) log_sum += std::log(speedup), ++counted;
   }
   if (counted > 0)
     std::printf("geometric-mean speed-up of tuned over default: %.2fx over %d shapes (GFLOP/s = 2*M*N*K*batch / time)\n",
                 std::exp(log_sum / counted), counted);
+  if (gated)
+    std::printf("3xTF32 (fp32 on tensor cores, configs ending in _tc) offered where its error on the problem's inputs is "
+                "at most %.0fx the SIMT default's (max |C - C_fp64| / max |C_fp64|)\n", kgemm::kMaxSplitTf32ErrorRatio);
 }
 
 template <class Scalar, class ExecSpace>
@@ -306,7 +319,10 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     const kgemm::Evaluate measure_once = [&](const kgemm::Config& c) {
       return c == fallback ? baseline : recorded_measure(c);
     };
-    const std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
+    std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
+    const std::optional<kgemm::PrecisionGate> gate =
+        bench32 ? kgemm::gate_split_tf32(*bench32, fallback, kgemm::TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates)
+                : std::nullopt;
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, shape_budget);
     const kgemm::TunedEntry* known = store.exact(problem);
     if (known && !kgemm::why_illegal<ExecSpace>(problem, known->config).empty()) known = nullptr;
@@ -331,7 +347,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     }
     // Merged into the file as it is now: other autotune runs on the same store keep their entries.
     store = kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& latest) { latest.put(entry); });
-    rows.push_back({request, entry, false});
+    rows.push_back({request, entry, false, gate});
   }
   print_table(rows);
   std::printf("store: %s (%zu entries)\n", path.c_str(), store.entries().size());

@@ -3,7 +3,7 @@
 //
 //   ./build.sh [OUTPUT]      # nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o OUTPUT cublas_peer.cu -lcublas
 //   ./cublas_peer --shapes shapes.csv [--dtype fp32,fp16] [--squares 8,16,32,64] [--batched-shapes]
-//                 [--reps 50] [--warmup 5] [--out results.json]
+//                 [--kgemm-inputs] [--reps 50] [--warmup 5] [--out results.json]
 //
 // shapes.csv has the header `set,layer,m,n,k`, one GEMM per row (m already multiplied by the batch).
 // Each (dtype, problem) runs C = A*B with row-major A (MxK), B (KxN), C (MxN), as kgemm does:
@@ -15,7 +15,10 @@
 // fp16 is cublasGemmEx with fp16 storage and CUBLAS_COMPUTE_32F (tensor cores, fp32 accumulation).
 //
 // Every problem is checked once against an fp64 host dot product on sampled elements (exit 1 on a
-// mismatch), then timed: the median of `reps` CUDA-event-bracketed calls, each queued behind an
+// mismatch). With --kgemm-inputs the GEMMs multiply the operands kgemm-run multiplies for the same
+// row of its --list-shapes (kgemm's fill hash, seeds 2i + 1 and 2i + 2 for the set's i-th layer)
+// and report max |C - C_fp64| / max |C_fp64| over the rows kgemm-run checks: both errors on the
+// same inputs (the headers it takes from kgemm need no Kokkos). Then each problem is timed: the median of `reps` CUDA-event-bracketed calls, each queued behind an
 // untimed one (real_time), of host time for a call to return (launch_us) and to complete
 // (call_us), and of 5 pageable-memory transfers of A and B up and C down (transfer_us). Results
 // go to stdout and, with --out, to Google Benchmark JSON as benchmarks/RESULTS_SCHEMA.md specifies.
@@ -38,6 +41,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "kgemm/tuner/hashed_reference.hpp"
 
 namespace {
 
@@ -77,6 +82,7 @@ struct Options {
   std::vector<std::string> dtypes;
   std::vector<int> squares;
   bool batched_shapes = false;
+  bool kgemm_inputs = false;
   int reps = 50, warmup = 5;
 };
 
@@ -85,6 +91,8 @@ const char* kUsage = R"(usage: cublas_peer [options]
   --dtype LIST       fp32 and/or fp16, comma list or repeated      (default: fp32,fp16)
   --squares LIST     batched n x n x n products, batch = 2^24/n^2 (e.g. 8,16,32,64)
   --batched-shapes   also run each CSV row as batch (from the set's _b<batch>) products of m/batch rows, one shared B
+  --kgemm-inputs     the CSV's GEMMs multiply kgemm-run's operands for the same rows and report their
+                     max relative error against fp64 on kgemm-run's checked rows (column err)
   --reps N           timed calls per problem, median               (default: 50)
   --warmup N         untimed calls before timing                   (default: 5)
   --out FILE         write Google Benchmark JSON (benchmarks/RESULTS_SCHEMA.md)
@@ -134,6 +142,10 @@ Options parse_options(int argc, char** argv) {
       options.batched_shapes = true;
       continue;
     }
+    if (name == "--kgemm-inputs") {
+      options.kgemm_inputs = true;
+      continue;
+    }
     if (name != "--shapes" && name != "--dtype" && name != "--squares" && name != "--reps" && name != "--warmup" &&
         name != "--out")
       fail("unknown argument '" + name + "' (see --help)");
@@ -170,6 +182,7 @@ struct Problem {
   int m = 0, n = 0, k = 0;
   int batch = 1;
   bool shared_b = false;  // every product multiplies the same B
+  int index_in_set = 0;   // the CSV rows of its set before it: kgemm-run's layer index
 
   long long a_stride() const { return static_cast<long long>(m) * k; }
   long long b_stride() const { return shared_b ? 0 : static_cast<long long>(k) * n; }
@@ -204,6 +217,8 @@ std::vector<Problem> read_shapes(const std::string& path) {
     shape.n = parse_int(trim(fields[3]), where + ": n", 1);
     shape.k = parse_int(trim(fields[4]), where + ": k", 1);
     if (shape.set.empty()) fail(where + ": empty set name");
+    shape.index_in_set = static_cast<int>(
+        std::count_if(shapes.begin(), shapes.end(), [&](const Problem& other) { return other.set == shape.set; }));
     shapes.push_back(shape);
   }
   if (shapes.empty()) fail(path + ": no shapes after the header");
@@ -406,7 +421,32 @@ void check_result(const Problem& p, const std::string& name, const std::vector<T
 struct Measurement {
   double kernel_us = 0, launch_us = 0, call_us = 0, transfer_us = 0;
   int copies = 0;
+  double max_rel_err = std::nan("");  // measured with --kgemm-inputs
 };
+
+// kgemm-run's inputs for layer `index` of a set: A (seed 2 index + 1), B (2 index + 2), row-major.
+template <class T>
+std::vector<T> kgemm_values(size_t count, uint64_t seed) {
+  std::vector<T> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = Storage<T>::from_float(kgemm::uniform_from_hash(seed, i));
+  return values;
+}
+
+// max |C - C_exact| / max |C_exact| over the rows kgemm-run checks, against the fp64 product of
+// the inputs as generated (kgemm-run's measure_error).
+template <class T>
+double kgemm_max_rel_err(const Problem& p, uint64_t seed_a, uint64_t seed_b, const std::vector<T>& c) {
+  const std::vector<int> rows = kgemm::sample_rows(p.m, 16, seed_a);
+  const kgemm::ProductRows exact = kgemm::hashed_product_rows<float>(seed_a, rows, p.k, seed_b, 0, p.n);
+  double diff_max = 0, ref_max = 0;
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (int j = 0; j < p.n; ++j) {
+      const double value = Storage<T>::to_double(c[static_cast<size_t>(rows[r]) * p.n + j]);
+      diff_max = std::max(diff_max, std::fabs(value - exact.exact[r * p.n + j]));
+      ref_max = std::max(ref_max, std::fabs(exact.exact[r * p.n + j]));
+    }
+  return diff_max / ref_max;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -448,8 +488,11 @@ double kernel_median_us(Call&& call, int reps) {
 template <class T>
 Measurement measure(cublasHandle_t handle, const Problem& p, const std::string& name, uint64_t seed,
                     const Options& options) {
-  const std::vector<T> host_a = random_values<T>(p.a_elems(), 2 * seed + 1);
-  const std::vector<T> host_b = random_values<T>(p.b_elems(), 2 * seed + 2);
+  const bool kgemm_inputs = options.kgemm_inputs && !p.batched;
+  const uint64_t seed_a = kgemm_inputs ? 2 * p.index_in_set + 1 : 2 * seed + 1;
+  const uint64_t seed_b = kgemm_inputs ? 2 * p.index_in_set + 2 : 2 * seed + 2;
+  const std::vector<T> host_a = kgemm_inputs ? kgemm_values<T>(p.a_elems(), seed_a) : random_values<T>(p.a_elems(), seed_a);
+  const std::vector<T> host_b = kgemm_inputs ? kgemm_values<T>(p.b_elems(), seed_b) : random_values<T>(p.b_elems(), seed_b);
   std::vector<T> host_c(p.c_elems());
   RotatingOperands<T> operands(p, RotatingOperands<T>::copies_for(p));
   CUDA_CHECK(cudaMemcpy(operands.a(0), host_a.data(), host_a.size() * sizeof(T), cudaMemcpyHostToDevice));
@@ -466,13 +509,14 @@ Measurement measure(cublasHandle_t handle, const Problem& p, const std::string& 
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaMemcpy(host_c.data(), operands.c(0), host_c.size() * sizeof(T), cudaMemcpyDeviceToHost));
   check_result(p, name, host_a, host_b, host_c);
+  Measurement result;
+  if (kgemm_inputs) result.max_rel_err = kgemm_max_rel_err(p, seed_a, seed_b, host_c);
 
   int next_copy = 0;
   const auto call = [&] {
     const int copy = next_copy++;
     gemm(handle, p, operands.a(copy), operands.b(copy), operands.c(copy));
   };
-  Measurement result;
   result.copies = operands.copies();
   for (int rep = 0; rep < options.warmup; ++rep) call();
   result.kernel_us = kernel_median_us(call, options.reps);
@@ -576,6 +620,8 @@ void write_json(const std::string& path, const Context& context, const std::vect
         << "      \"launch_us\": " << json_number(r.measurement.launch_us) << ",\n"
         << "      \"call_us\": " << json_number(r.measurement.call_us) << ",\n"
         << "      \"transfer_us\": " << json_number(r.measurement.transfer_us) << ",\n"
+        << (std::isnan(r.measurement.max_rel_err) ? ""
+                                                  : "      \"max_rel_err\": " + json_number(r.measurement.max_rel_err) + ",\n")
         << "      \"label\": " << json_string(p.layer) << "\n"
         << "    }";
   }
@@ -631,8 +677,8 @@ int main(int argc, char** argv) {
       "%d warm-up + %d timed calls each\n",
       context.device.c_str(), context.compute_capability.c_str(), properties.l2CacheSize >> 20, context.cuda_runtime,
       context.cublas_version, problems.size(), options.dtypes.size(), options.warmup, options.reps);
-  std::printf("%-4s %-7s %-20s %-30s %8s %5s %5s %7s %6s %10s %9s %10s %10s %11s\n", "type", "op", "set", "layer", "M",
-              "N", "K", "batch", "copies", "time[us]", "GFLOP/s", "launch[us]", "call[us]", "transfer[us]");
+  std::printf("%-4s %-7s %-20s %-30s %8s %5s %5s %7s %6s %10s %9s %10s %10s %11s %9s\n", "type", "op", "set", "layer", "M",
+              "N", "K", "batch", "copies", "time[us]", "GFLOP/s", "launch[us]", "call[us]", "transfer[us]", "err");
 
   std::vector<Record> records;
   for (const std::string& dtype : options.dtypes) {
@@ -645,8 +691,8 @@ int main(int argc, char** argv) {
       const Measurement m = dtype == "fp32" ? measure<float>(handle, p, name, index, options)
                                             : measure<__half>(handle, p, name, index, options);
       records.push_back({p, dtype, m});
-      std::printf("%6d %10.2f %9.1f %10.2f %10.2f %11.1f\n", m.copies, m.kernel_us, records.back().gflops(),
-                  m.launch_us, m.call_us, m.transfer_us);
+      std::printf("%6d %10.2f %9.1f %10.2f %10.2f %11.1f %9.2e\n", m.copies, m.kernel_us, records.back().gflops(),
+                  m.launch_us, m.call_us, m.transfer_us, m.max_rel_err);
       if (!options.out_path.empty()) write_json(options.out_path, context, records, options.reps);
     }
   }

@@ -17,7 +17,9 @@ struct Config {
   int tm = 4;     // rows of the per-thread register micro-tile (compile-time: see variants.hpp)
   int tn = 4;     // columns of the per-thread register micro-tile (compile-time)
   int team = 16;  // threads per team
-  // Tensor cores: tm x tn is then a warp's tile (multiples of 16), one warp per tile.
+  // Tensor cores: tm x tn is then a warp's tile (multiples of 16), one warp per tile. fp16 data
+  // multiplies as it is; fp32 data as three TF32 products per product (3xTF32), whose error stays
+  // at fp32's level: the choice between it and fp32 SIMT lanes is a store entry's, or a call's.
   bool tc = false;
   // Split K: teams per block of C, each over its own range of K slabs, writing partial blocks
   // that a second kernel adds up (split_sum.hpp). Gives small grids (batch 1, M = 49) enough

@@ -5,15 +5,9 @@
 #include <cstdint>
 #include <stdexcept>
 
-namespace kgemm {
+#include "kgemm/uniform_hash.hpp"
 
-KOKKOS_INLINE_FUNCTION float uniform_from_hash(std::uint64_t seed, std::uint64_t i) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;  // splitmix64
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return float(z >> 40) * (2.0f / 16777216.0f) - 1.0f;  // 24 random bits
-}
+namespace kgemm {
 
 template <class View>
 void fill_uniform(const View& v, std::uint64_t seed) {

@@ -70,16 +70,20 @@ std::string why_bad_stages(const Config& c) {
 }
 
 // Tensor-core configs (their tile, slab depth and team are why_malformed's): a space and a
-// device that have them, fp16 data accumulated in fp32.
+// device that have them for the data, accumulating in fp32. fp16 data multiplies as it is; fp32
+// data as three TF32 products (fp32-level accuracy, not TF32's).
 template <class ExecSpace, class Scalar>
 std::string why_no_tensor_cores(const Config& c, Accum accum) {
-  if (!TensorCores<ExecSpace>::available)
+  using Cores = TensorCores<ExecSpace>;
+  if (!Cores::available)
     return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop _tc");
-  if (!TensorCores<ExecSpace>::on_device())
+  if (accum != Accum::F32) return config_reason(c, ": tensor-core configs accumulate in fp32; drop _tc for fp16 accumulation");
+  if (dtype_of<Scalar>() == DType::F16 && !Cores::on_device())
     return config_reason(c, " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
                             "(this one is older); drop _tc");
-  if (dtype_of<Scalar>() != DType::F16 || accum != Accum::F32)
-    return config_reason(c, ": tensor-core configs take fp16 data with fp32 accumulation");
+  if (dtype_of<Scalar>() == DType::F32 && !Cores::tf32_on_device())
+    return config_reason(c, " multiplies fp32 data on TF32 tensor cores (3xTF32), which GPUs of compute capability "
+                            "8.0 or newer have (this one is older); drop _tc");
   return "";
 }
 
@@ -177,13 +181,13 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     if (auto policy = make_policy(space, functor, c, why)) f(functor, *policy);
   };
   if (c.tc) {
-    if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
+    if constexpr (TensorCores<ExecSpace>::available) {
       with_warp_tile(c.tm, c.tn, [&](auto tile) {
         constexpr int WM = decltype(tile)::tm, WN = decltype(tile)::tn;
         with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
           constexpr int B = decltype(buffers)::value;
-          with_staging<TensorCoreGemm<ExecSpace, WM, WN, false, B>>(args, c, [&](auto runs) {
-            launch_with_policy(TensorCoreGemm<ExecSpace, WM, WN, decltype(runs)::value, B>(args, c));
+          with_staging<TensorCoreGemm<ExecSpace, Scalar, WM, WN, false, B>>(args, c, [&](auto runs) {
+            launch_with_policy(TensorCoreGemm<ExecSpace, Scalar, WM, WN, decltype(runs)::value, B>(args, c));
           });
         });
       });

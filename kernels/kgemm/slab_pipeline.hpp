@@ -46,7 +46,9 @@ struct OperandRuns<Plan, true> {
 
 // Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
 // launch chose where runs_apply() holds; otherwise through SlabStager.
-template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers>
+// BPadRuns: B slab rows are this many copy runs longer than the block (on GPUs; kernels whose
+// reads of B need another bank pattern ask for more than one).
+template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers, int BPadRuns = 1>
 struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -78,7 +80,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m(ceil_div(a.M(), c.mb)), blocks_n(ceil_div(a.N(), c.nb)), k_multiple(k_mult),
-        ld_a(c.kb + kPad), ld_b(c.nb + kPad),
+        ld_a(c.kb + kPad), ld_b(c.nb + BPadRuns * kPad),
         slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()) {
     slabs_per_split = slabs > c.ks ? ceil_div(slabs, c.ks) : 1;
     splits = slabs > 0 ? ceil_div(slabs, slabs_per_split) : 1;

@@ -1,8 +1,10 @@
 #pragma once
-// The tensor-core GEMM kernel (configs ending in "_tc"): the slab pipeline's team pattern with
-// fp16 slabs, each warp of the team owning one tm x tn tile of the block as tensor-core
-// fragments accumulating in fp32 (spaces/ provides the fragments: TensorCores, WarpTile).
-// Results go from the fragments' registers to C, two adjacent columns per store.
+// The tensor-core GEMM kernel (configs ending in "_tc"): the slab pipeline's team pattern, each
+// warp of the team owning one tm x tn tile of the block as tensor-core fragments accumulating in
+// fp32 (spaces/ provides the fragments: TensorCores, WarpTile). fp16 data is multiplied as it is;
+// fp32 data as three TF32 products (3xTF32: fp32-level accuracy), from fp32 slabs whose B rows
+// are padded for the tile's reads. Results go from the fragments' registers to C, two adjacent
+// columns per store.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 
@@ -11,15 +13,17 @@
 
 namespace kgemm {
 
-template <class ExecSpace, int WM, int WN, bool Runs, int SlabBuffers>
-struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, Runs, SlabBuffers> {
-  using Pipeline = SlabPipeline<ExecSpace, half, half, Runs, SlabBuffers>;
-  using typename Pipeline::Member;
+template <class ExecSpace, class Scalar, int WM, int WN, bool Runs, int SlabBuffers>
+struct TensorCoreGemm : SlabPipeline<ExecSpace, Scalar, Scalar, Runs, SlabBuffers,
+                                     TensorCores<ExecSpace>::template WarpTile<Scalar, WM, WN>::b_pad_runs> {
   using Cores = TensorCores<ExecSpace>;
+  using Tile = typename Cores::template WarpTile<Scalar, WM, WN>;
+  using Pipeline = SlabPipeline<ExecSpace, Scalar, Scalar, Runs, SlabBuffers, Tile::b_pad_runs>;
+  using typename Pipeline::Member;
 
   int warps_n;  // warp tiles across the block
 
-  TensorCoreGemm(const GemmArgs<half>& a, const Config& c) : Pipeline(a, c, Cores::fragment), warps_n(c.nb / WN) {}
+  TensorCoreGemm(const GemmArgs<Scalar>& a, const Config& c) : Pipeline(a, c, Cores::fragment), warps_n(c.nb / WN) {}
 
   // The slab buffers are all the scratch: results go from the fragments straight to C.
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(0); }
@@ -31,8 +35,8 @@ struct TensorCoreGemm : SlabPipeline<ExecSpace, half, half, Runs, SlabBuffers> {
     const int warp = team.team_rank() / Cores::warp;
     const int row0 = (warp / warps_n) * WM, col0 = (warp % warps_n) * WN;
 
-    typename Cores::template WarpTile<WM, WN> tile(team.team_rank() % Cores::warp);
-    this->for_each_slab(team, scratch, at, [&](const half* a_slab, const half* b_slab, int depth) {
+    Tile tile(team.team_rank() % Cores::warp);
+    this->for_each_slab(team, scratch, at, [&](const Scalar* a_slab, const Scalar* b_slab, int depth) {
       tile.multiply(a_slab, this->ld_a, b_slab, this->ld_b, row0, col0, depth);
     });
     this->template store_results<2>(at, [&](auto&& store) {

@@ -53,13 +53,21 @@ struct TuningPolicy<Kokkos::Cuda> {
   static Config default_config(DType dtype = DType::F32) {
     return fp16_on_tensor_cores(dtype) ? Config{128, 64, 32, 64, 32, 128, true} : Config{128, 64, 16, 8, 8, 128};
   }
+  // fp32 on TF32 tensor cores (3xTF32, compute capability 8.0 and newer): the fp16 default's
+  // warps on 16-deep slabs, as fp32 slabs take twice the scratch (three buffers fit 48 KB).
+  // Never the default: the tuner offers it per problem where its error is no worse than twice
+  // the SIMT kernel's.
+  static bool fp32_on_tensor_cores(DType dtype) { return dtype == DType::F32 && TensorCores<Kokkos::Cuda>::tf32_on_device(); }
+  static Config fp32_tensor_core_config() { return {128, 64, 16, 64, 32, 128, true}; }
   // Climbs start from the best of these: blocks for large, medium and small M (batch-1 layers
   // have M = 49 ... 12544). Climbing from the default alone kept 128-row blocks on M = 49
   // configs that 32-row blocks beat 1.2 - 2.5x (H100).
   static std::vector<Config> seed_configs(DType dtype) {
     const Config small_m{32, 64, 32, 4, 4, 128};
     if (fp16_on_tensor_cores(dtype)) return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m};
-    return {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
+    std::vector<Config> seeds = {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
+    if (fp32_on_tensor_cores(dtype)) seeds.push_back(fp32_tensor_core_config());
+    return seeds;
   }
   static ParamRanges ranges() {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs

@@ -106,18 +106,25 @@ Errors run_check(const GemmCheck& g) {
   options.config = g.config;
   options.accum = Case::accum;
   const Space space;
+  Problem problem;  // what dispatch sees, for the config it picks where the case names none
   if (!g.batched) {
-    gemm(space, g.op_a, g.op_b, g.alpha, Kokkos::subview(A, 0, all, all), Kokkos::subview(B, 0, all, all), g.beta,
-         Kokkos::subview(C, 0, all, all), options);
+    const auto A0 = Kokkos::subview(A, 0, all, all), B0 = Kokkos::subview(B, 0, all, all);
+    const auto C0 = Kokkos::subview(C, 0, all, all);
+    problem = problem_of(gemm_args(g.op_a, g.op_b, g.alpha, A0, B0, g.beta, C0), false);
+    gemm(space, g.op_a, g.op_b, g.alpha, A0, B0, g.beta, C0, options);
   } else if (g.shared_b) {
-    batched_gemm(space, g.op_a, g.op_b, g.alpha, A, Kokkos::subview(B, 0, all, all), g.beta, C, options);
+    const auto B0 = Kokkos::subview(B, 0, all, all);
+    problem = problem_of(gemm_args(g.op_a, g.op_b, g.alpha, A, B0, g.beta, C), true);
+    batched_gemm(space, g.op_a, g.op_b, g.alpha, A, B0, g.beta, C, options);
   } else {
+    problem = problem_of(gemm_args(g.op_a, g.op_b, g.alpha, A, B, g.beta, C), true);
     batched_gemm(space, g.op_a, g.op_b, g.alpha, A, B, g.beta, C, options);
   }
   space.fence();
+  const Config ran = g.config ? *g.config : select_config<Space>(problem, Case::accum);
   const Tolerance tol = tolerance_for<T, Case::accum>(g.k);
   const auto hC_wide = host_copy(wide_C);
-  const ErrorBound bound{dtype_of<T>(), accumulation_format(dtype_of<T>(), Case::accum), g.k};
+  const ErrorBound bound = ErrorBound::of_call(dtype_of<T>(), Case::accum, g.k, ran);
   const Errors e =
       compare(as_matrix(Kokkos::subview(hC_wide, all, all, window)), batch_ab, ref, bound, tol.magnitude_floor);
   EXPECT_TRUE(e.finite) << "non-finite output: an element was not written";

@@ -1,11 +1,12 @@
 #pragma once
 // Tensor cores behind the team pattern: a warp's WM x WN tile of C held in registers as
-// 16 x 8 fp32 accumulator tiles, multiplied from fp16 scratch slabs with `ldmatrix` and
-// `mma.sync` (CUDA, compute capability 7.5 and newer). Their register layout is documented
-// (PTX ISA, "Matrix fragments for mma.m16n8k16"), unlike WMMA's, so results go from the
-// registers straight to C two columns at a time. Spaces without tensor cores say so
-// (TensorCores<>::available) and never run it.
+// 16 x 8 fp32 accumulator tiles, multiplied with `mma.sync` from fp16 scratch slabs (compute
+// capability 7.5 and newer) or, fp32-accurate through three TF32 products, from fp32 ones (8.0
+// and newer). Their register layout is documented (PTX ISA, "Matrix fragments for mma.m16n8k16"),
+// unlike WMMA's, so results go from the registers straight to C two columns at a time. Spaces
+// without tensor cores say so (TensorCores<>::available) and never run it.
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 
 #include "kgemm/spaces/compat.hpp"
 
@@ -22,21 +23,20 @@ template <class ExecSpace>
 struct TensorCores {
   static constexpr bool available = false;
   static bool on_device() { return false; }
+  static bool tf32_on_device() { return false; }
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
-// The warp's tile of C at (row0, col0) of the block. A slab: row-major rows of the block
-// (element (i, k) at i * ld_a + k); B slab: row-major K rows (element (k, j) at k * ld_b + j).
-// Rows start 16-byte aligned (leading dimensions multiples of 8), as ldmatrix requires; with
-// an odd number of 16-byte units per row, the eight rows one ldmatrix reads hit distinct banks.
+// A warp's WM x WN tile of C at (row0, col0) of the block, as 16 x 8 fp32 accumulator tiles in
+// the mma m16n8 layout, which both tiles below share.
 template <int WM, int WN>
-struct WarpTile {
+struct WarpAccumulators {
   static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles are whole 16 x 16 fragments");
   static constexpr int FM = WM / 16, FN = WN / 8;  // 16 x 8 accumulator tiles
   float acc[FM][FN][4];
   int lane;
 
-  KOKKOS_INLINE_FUNCTION explicit WarpTile(int lane_in_warp) : lane(lane_in_warp) {
+  KOKKOS_INLINE_FUNCTION explicit WarpAccumulators(int lane_in_warp) : lane(lane_in_warp) {
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
@@ -44,6 +44,34 @@ struct WarpTile {
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
   }
+
+  // Calls f(i, j, value_j, value_j+1) for the lane's elements of the tile, two adjacent columns
+  // at a time: of a 16 x 8 tile, lane l holds row l / 4 and row l / 4 + 8, columns 2 (l % 4) + 0, 1.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_pair(F&& f) const {
+    const int row = lane / 4, col = 2 * (lane % 4);
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) {
+        f(16 * i + row, 8 * j + col, acc[i][j][0], acc[i][j][1]);
+        f(16 * i + row + 8, 8 * j + col, acc[i][j][2], acc[i][j][3]);
+      }
+  }
+
+  KOKKOS_INLINE_FUNCTION static void unsupported(const char* what) { Kokkos::abort(what); }
+};
+
+// fp16 slabs. A slab: row-major rows of the block (element (i, k) at i * ld_a + k); B slab:
+// row-major K rows (element (k, j) at k * ld_b + j). Rows start 16-byte aligned (leading
+// dimensions multiples of 8), as ldmatrix requires; with an odd number of 16-byte units per row,
+// the eight rows one ldmatrix reads hit distinct banks.
+template <int WM, int WN>
+struct HalfWarpTile : WarpAccumulators<WM, WN> {
+  using Base = WarpAccumulators<WM, WN>;
+  using Base::acc, Base::lane, Base::FM, Base::FN;
+  static constexpr int b_pad_runs = 1;  // 16-byte runs of padding after each B slab row
+  KOKKOS_INLINE_FUNCTION explicit HalfWarpTile(int lane_in_warp) : Base(lane_in_warp) {}
 
   // acc += A[row0 : row0 + WM, 0 : depth] * B[0 : depth, col0 : col0 + WN]; depth % 16 == 0.
   KOKKOS_INLINE_FUNCTION void multiply(const half* a_slab, int ld_a, const half* b_slab, int ld_b, int row0,
@@ -72,27 +100,76 @@ struct WarpTile {
     }
 #else
     (void)a_slab, (void)ld_a, (void)b_slab, (void)ld_b, (void)row0, (void)col0, (void)depth;
-    unsupported();
+    Base::unsupported("kgemm: fp16 tensor-core configs (_tc) need a GPU of compute capability 7.5 or newer");
+#endif
+  }
+};
+
+// fp32 slabs, laid out as HalfWarpTile's (A rows an odd number of 16-byte units apart), B's rows
+// padded by 8 floats (ld_b = nb + 8 with nb a multiple of 16, so ld_b = 8 mod 16): the 32 lanes'
+// reads of one B fragment register (row l % 4, column l / 4) then fall in distinct banks.
+// fp32-accurate GEMM on TF32 tensor cores ("3xTF32", as CUTLASS' tfloat32x3): each operand x = big + small with big = tf32(x) and small = tf32(x -
+// big); a * b is taken as big_a small_b + small_a big_b + big_a big_b, the small terms first.
+// Each of the three products is exact in fp32; what is dropped (small_a small_b and the
+// roundings of the small parts) is at most 3 * 2^-22 |a b| (tuner/.../error_bound.hpp counts it).
+// The tensor cores add into their fp32 accumulator by truncation, an error of up to an ulp of the
+// running sum per mma, always towards zero: summed over K that grows linearly (measured on the
+// H100: 3-11x the SIMT kernel's error at K = 576 ... 4608). So each 8-deep step sums its three
+// products in a fresh fragment, and that partial sum joins the accumulator with an ordinary
+// fp32 add (round to nearest): K / 8 roundings of the running sum instead of SIMT's K.
+template <int WM, int WN>
+struct SplitTf32WarpTile : WarpAccumulators<WM, WN> {
+  using Base = WarpAccumulators<WM, WN>;
+  using Base::acc, Base::lane, Base::FM, Base::FN;
+  static constexpr int b_pad_runs = 2;  // 8 floats
+  KOKKOS_INLINE_FUNCTION explicit SplitTf32WarpTile(int lane_in_warp) : Base(lane_in_warp) {}
+
+  // acc += A[row0 : row0 + WM, 0 : depth] * B[0 : depth, col0 : col0 + WN]; depth % 8 == 0.
+  KOKKOS_INLINE_FUNCTION void multiply(const float* a_slab, int ld_a, const float* b_slab, int ld_b, int row0,
+                                       int col0, int depth) {
+#if defined(KGEMM_MMA_TF32)
+    // A through ldmatrix as 16-bit pairs: matrices (rows 0-7 | 8-15) x (k 0-3 | 4-7) hand lane l
+    // the fp32 elements of the TF32 A fragment. B element by element (no transposing load for
+    // 32-bit elements).
+    const unsigned a_lane = detail::shared_address(a_slab + (row0 + lane % 16) * ld_a + lane / 16 * 4);
+    const float* b_lane = b_slab + (lane % 4) * ld_b + col0 + lane / 4;
+    constexpr unsigned kBytes = sizeof(float);
+    for (int k = 0; k < depth; k += 8) {
+      unsigned a_big[FM][4], a_small[FM][4], b_big[FN][2], b_small[FN][2];
+#pragma unroll
+      for (int i = 0; i < FM; ++i) {
+        detail::load_matrices<false>(a_big[i], a_lane + kBytes * (16 * i * ld_a + k));
+#pragma unroll
+        for (int e = 0; e < 4; ++e) split(__uint_as_float(a_big[i][e]), a_big[i][e], a_small[i][e]);
+      }
+#pragma unroll
+      for (int j = 0; j < FN; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) split(b_lane[(k + 4 * e) * ld_b + 8 * j], b_big[j][e], b_small[j][e]);
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) {
+          float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+          detail::multiply_accumulate_tf32(part, a_big[i], b_small[j]);
+          detail::multiply_accumulate_tf32(part, a_small[i], b_big[j]);
+          detail::multiply_accumulate_tf32(part, a_big[i], b_big[j]);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[i][j][e] += part[e];
+        }
+    }
+#else
+    (void)a_slab, (void)ld_a, (void)b_slab, (void)ld_b, (void)row0, (void)col0, (void)depth;
+    Base::unsupported("kgemm: fp32 tensor-core configs (_tc, 3xTF32) need a GPU of compute capability 8.0 or newer");
 #endif
   }
 
-  // Calls f(i, j, value_j, value_j+1) for the lane's elements of the tile, two adjacent columns
-  // at a time: of a 16 x 8 tile, lane l holds row l / 4 and row l / 4 + 8, columns 2 (l % 4) + 0, 1.
-  template <class F>
-  KOKKOS_INLINE_FUNCTION void for_each_pair(F&& f) const {
-    const int row = lane / 4, col = 2 * (lane % 4);
-#pragma unroll
-    for (int i = 0; i < FM; ++i)
-#pragma unroll
-      for (int j = 0; j < FN; ++j) {
-        f(16 * i + row, 8 * j + col, acc[i][j][0], acc[i][j][1]);
-        f(16 * i + row + 8, 8 * j + col, acc[i][j][2], acc[i][j][3]);
-      }
+#if defined(KGEMM_MMA_TF32)
+  KOKKOS_INLINE_FUNCTION static void split(float x, unsigned& big, unsigned& small) {
+    big = detail::to_tf32(x);
+    small = detail::to_tf32(x - __uint_as_float(big));
   }
-
-  KOKKOS_INLINE_FUNCTION static void unsupported() {
-    Kokkos::abort("kgemm: tensor-core configs (_tc) need a GPU of compute capability 7.5 or newer");
-  }
+#endif
 };
 
 template <>
@@ -100,20 +177,24 @@ struct TensorCores<Kokkos::Cuda> {
   static constexpr bool available = true;
   static constexpr int warp = 32;
   static constexpr int fragment = 16;  // m = k of one mma; warp tiles are multiples of it
-  static constexpr int kMinCapability = 75;
-  template <int WM, int WN>
-  using WarpTile = kgemm::WarpTile<WM, WN>;
-  // Whether the device runs the fragments (ldmatrix, mma.sync m16n8: Turing and newer). Asked
-  // once: Kokkos drives one device per process.
-  static bool on_device() {
-    static const bool capable = [] {
+  static constexpr int kMinCapability = 75, kMinTf32Capability = 80;
+  // The warp tile for fp16 slabs (HalfWarpTile) or fp32 slabs (SplitTf32WarpTile).
+  template <class Slab, int WM, int WN>
+  using WarpTile = std::conditional_t<std::is_same<Slab, float>::value, SplitTf32WarpTile<WM, WN>, HalfWarpTile<WM, WN>>;
+  // Whether the device runs the fp16 fragments (ldmatrix, mma.sync m16n8: Turing and newer), and
+  // the TF32 ones (Ampere and newer).
+  static bool on_device() { return capability() >= kMinCapability; }
+  static bool tf32_on_device() { return capability() >= kMinTf32Capability; }
+  // Asked once: Kokkos drives one device per process.
+  static int capability() {
+    static const int major_minor = [] {
       int id = 0, major = 0, minor = 0;
-      return cudaGetDevice(&id) == cudaSuccess &&
-             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
-             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess &&
-             major * 10 + minor >= kMinCapability;
+      const bool known = cudaGetDevice(&id) == cudaSuccess &&
+                         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
+                         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess;
+      return known ? major * 10 + minor : 0;
     }();
-    return capable;
+    return major_minor;
   }
 };
 #endif

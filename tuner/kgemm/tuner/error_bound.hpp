@@ -5,6 +5,7 @@
 // of the size of one product |a_ik b_kj| or more, far above it on long K.
 #include <cmath>
 
+#include "kgemm/config.hpp"
 #include "kgemm/dtype.hpp"
 
 namespace kgemm {
@@ -34,18 +35,39 @@ inline DType accumulation_format(DType data, Accum accum) {
 // 49x512x4608 in fp32 the bound is about 0.6 per element, while one term |a b| is up to 1.
 constexpr double kAccumulationErrorFactor = 2.0;
 
+// How a kernel forms each product a_ik b_kj: rounded once into the accumulation format (inside
+// the sum's bound above), or as three TF32 tensor-core products (fp32 data on tensor cores,
+// 3xTF32): big_a small_b + small_a big_b + big_a big_b with big = tf32(x), small = tf32(x - big).
+// Each of the three is exact; dropped are small_a small_b (at most 2^-22 |a b|) and the rounding
+// of each small part (2^-11 of it: 2^-22 (1 + 2^-11) |a b| per operand), 3.001 * 2^-22 |a b| in
+// all. The sum is bounded as one of 3k terms (each 8-deep step's 24 summed in the tensor cores,
+// truncating, then added to the running sum), a looser bound than the k / 8 roundings of the
+// running sum alone would give.
+enum class Products { Rounded, SplitTf32 };
+constexpr double kSplitTf32ProductError = 3.001 * 0x1p-22;
+
 // The bound for one element of C, computed by a kernel with `k`-long sums in `accumulation`,
 // epilogue (alpha, beta) in fp32, stored in `output`.
 struct ErrorBound {
   DType output;
   DType accumulation;
   int k;
+  Products products = Products::Rounded;
+
+  // The bound for `config` on data of `dtype` accumulated as `accum` asks.
+  static ErrorBound of_call(DType dtype, Accum accum, int k, const Config& config) {
+    const bool split = config.tc && dtype == DType::F32;
+    return {dtype, accumulation_format(dtype, accum), k, split ? Products::SplitTf32 : Products::Rounded};
+  }
 
   // exact: alpha sum_k a_ik b_kj + beta c0_ij in fp64; magnitude: sum_k |a_ik b_kj|;
   // beta_c0: beta c0_ij (0 when beta is 0).
   double operator()(double exact, double magnitude, double alpha, double beta_c0) const {
     const Rounding acc = rounding_of(accumulation), f32 = rounding_of(DType::F32), out = rounding_of(output);
-    const double sum_error = kAccumulationErrorFactor * k * acc.unit * magnitude + k * acc.underflow;
+    const bool split = products == Products::SplitTf32;
+    const double terms = split ? 3.0 * k : double(k);
+    const double sum_error = kAccumulationErrorFactor * terms * acc.unit * magnitude + terms * acc.underflow +
+                             (split ? kSplitTf32ProductError * magnitude : 0.0);
     // value = alpha * acc, then + beta * c0: two fp32 roundings of at most |alpha acc| + |beta c0|.
     const double scaled = std::abs(alpha) * (magnitude + sum_error) + std::abs(beta_c0);
     const double epilogue_error = std::abs(alpha) * sum_error + 2 * (f32.unit * scaled + f32.underflow);

@@ -1,14 +1,14 @@
 #pragma once
 // fp64 references for operands that fill_uniform wrote: their elements are regenerated on the
 // host from the fill's hash, so checking a device result needs no copy of A or B, only of the
-// output rows compared.
+// output rows compared. No Kokkos: standalone peers compute their errors with it too.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
 #include <vector>
 
-#include "kgemm/fill.hpp"
+#include "kgemm/uniform_hash.hpp"
 
 namespace kgemm {
 

@@ -10,6 +10,7 @@
 // of sampled rows and columns beyond (ProblemBench::pick_checked_elements says why the sample
 // still sees a wrong block).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -94,8 +95,7 @@ class ProblemBench {
         A_("A", problem.batch, problem.a_order == 'n' ? problem.m : problem.k, problem.a_order == 'n' ? problem.k : problem.m),
         B_("B", problem.kernel == Kernel::Batched ? problem.batch : 1, problem.b_order == 'n' ? problem.k : problem.n,
            problem.b_order == 'n' ? problem.n : problem.k),
-        C_("C", problem.batch, problem.m, problem.n),
-        bound_{problem.dtype, DType::F32, problem.k} {
+        C_("C", problem.batch, problem.m, problem.n) {
     fill_uniform(A_, seed_a_);
     fill_uniform(B_, seed_b_);
     pick_checked_elements(check);
@@ -130,10 +130,27 @@ class ProblemBench {
         fill_uniform(C_, seed_c_);
       run(config, alpha, beta);
       space_.fence();
-      return wrong_output(alpha, beta);
+      return wrong_output(ErrorBound::of_call(problem_.dtype, Accum::F32, problem_.k, config), alpha, beta);
     } catch (const std::exception& e) {
       return e.what();
     }
+  }
+
+  // max |C - C_exact| / max |C_exact| over the checked elements of one call of `config` (alpha 1,
+  // beta 0): the error measure of the kernel tests' max_rel, to compare two arithmetics on the same
+  // inputs. Throws where the config cannot run.
+  double max_relative_error(const Config& config) const {
+    run(config, 1.0f, 0.0f);
+    space_.fence();
+    const auto values = checked_values();
+    double error = 0, magnitude = 0;
+    for (std::size_t r = 0; r < rows_.size(); ++r)
+      for (std::size_t c = 0; c < cols_.size(); ++c) {
+        const double exact = sums_[r * cols_.size() + c];
+        error = std::max(error, std::abs(double(values(r, c)) - exact));
+        magnitude = std::max(magnitude, std::abs(exact));
+      }
+    return magnitude > 0 ? error / magnitude : error;
   }
 
   // Checked (alpha 1, beta 0), then timed. A config that fails the check is incorrect, with its reason.
@@ -237,19 +254,24 @@ class ProblemBench {
     Kokkos::fence();
   }
 
-  // Empty when every element is finite and every checked one within its bound; else the count
+  // The checked elements of C on the host, (checked row, checked column).
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> checked_values() const {
+    using Indices = Kokkos::View<const int*, Kokkos::HostSpace>;
+    const auto rows = Kokkos::create_mirror_view_and_copy(Memory(), Indices(rows_.data(), rows_.size()));
+    const auto cols = Kokkos::create_mirror_view_and_copy(Memory(), Indices(cols_.data(), cols_.size()));
+    Kokkos::View<float**, Kokkos::LayoutRight, Memory> values("checked values", rows_.size(), cols_.size());
+    detail::gather_checked(space_, C_, rows, cols, values);
+    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
+  }
+
+  // Empty when every element is finite and every checked one within `bound`; else the count
   // and the worst element (largest error over its bound).
-  std::string wrong_output(float alpha, float beta) const {
+  std::string wrong_output(const ErrorBound& bound, float alpha, float beta) const {
     const std::size_t not_finite = detail::count_not_finite(space_, C_);
     if (not_finite > 0) return std::to_string(not_finite) + " output elements not written or not finite";
 
     const int m = problem_.m, n = int(cols_.size());
-    using Indices = Kokkos::View<const int*, Kokkos::HostSpace>;
-    const auto rows = Kokkos::create_mirror_view_and_copy(Memory(), Indices(rows_.data(), rows_.size()));
-    const auto cols = Kokkos::create_mirror_view_and_copy(Memory(), Indices(cols_.data(), cols_.size()));
-    Kokkos::View<float**, Kokkos::LayoutRight, Memory> values("checked values", rows_.size(), n);
-    detail::gather_checked(space_, C_, rows, cols, values);
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
+    const auto host = checked_values();
 
     std::size_t wrong = 0, worst_r = 0;
     int worst_c = 0;
@@ -260,12 +282,12 @@ class ProblemBench {
         const std::size_t at = r * n + c;
         const double beta_c0 = beta != 0.0f ? double(beta) * initial_c(b, i, cols_[c]) : 0.0;
         const double exact = double(alpha) * sums_[at] + beta_c0;
-        const double bound = bound_(exact, magnitudes_[at], alpha, beta_c0);
+        const double allowed = bound(exact, magnitudes_[at], alpha, beta_c0);
         const double error = std::abs(double(host(r, c)) - exact);
-        if (error <= bound) continue;
+        if (error <= allowed) continue;
         ++wrong;
-        if (!(error / bound <= worst_ratio))
-          worst_ratio = error / bound, worst_r = r, worst_c = c, worst_exact = exact, worst_bound = bound;
+        if (!(error / allowed <= worst_ratio))
+          worst_ratio = error / allowed, worst_r = r, worst_c = c, worst_exact = exact, worst_bound = allowed;
       }
     }
     if (wrong == 0) return "";
@@ -286,7 +308,6 @@ class ProblemBench {
   Matrices A_;
   Matrices B_;
   Matrices C_;
-  ErrorBound bound_;  // the tuner measures fp32 accumulation (Options' default)
   std::vector<int> rows_, cols_;             // checked: rows as b * m + i, columns
   std::vector<double> sums_, magnitudes_;  // per checked element: sum_k a b and sum_k |a b|
 };

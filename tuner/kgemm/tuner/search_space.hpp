@@ -149,8 +149,11 @@ std::vector<Config> candidate_configs(const Problem& problem) {
             for (int nb : ranges.nb)
               for (int kb : ranges.kb)
                 for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, buffers});
-        // Tensor-core configs (fp16 on devices that run them): the team is one warp per tile.
-        if (TensorCores<ExecSpace>::on_device() && problem.dtype == DType::F16)
+        // Tensor-core configs (fp16, and fp32 as 3xTF32, on devices that run them): the team is
+        // one warp per tile.
+        const bool tensor_cores = problem.dtype == DType::F16 ? TensorCores<ExecSpace>::on_device()
+                                                              : TensorCores<ExecSpace>::tf32_on_device();
+        if (tensor_cores)
           for (auto [tm, tn] : warp_tiles())
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
