@@ -68,19 +68,29 @@ constexpr int kGroupedTeam = 128;
 // (and slab) shrunk to the smallest listed edges covering a product, and as many products per
 // team as make teams of at most kGroupedTeam threads that fit the device (scratch). The
 // tuner's random starts on the 8 x 8 and 16 x 16 squares rarely reached grouped configs.
-// Tensor-core seeds keep their warp tiles.
+// Tensor-core seeds first take the largest compiled warp tile that one product fills (its
+// extents rounded up to 16-element fragments) and slabs a multiple of 16 deep: a 128 x 64 block
+// of 64 x 32 warp tiles would leave three quarters of each team idle on 64 x 64 products, and the
+// climb (budget 30) did not get from there to one product per 64 x 64 block (H100).
 template <class ExecSpace>
 Config fit_to_products(Config start, const Problem& problem) {
   const ParamRanges ranges = TuningPolicy<ExecSpace>::ranges();
-  if (start.tc || problem.batch == 1 || ranges.bb.size() == 1) return start;
+  if (problem.batch == 1 || ranges.bb.size() == 1) return start;
   auto covering = [](const std::vector<int>& listed, int extent, int edge, int tile) {
     for (int e : listed)
       if (e >= extent && e % tile == 0) return e < edge ? e : edge;
     return edge;
   };
+  if (start.tc) {  // products smaller than every warp tile keep the seed as it is
+    const int rows = ceil_div(problem.m, 16) * 16, cols = ceil_div(problem.n, 16) * 16;
+    bool fits = false;
+    for (auto [tm, tn] : warp_tiles())
+      if (tm <= rows && tn <= cols && (!fits || tm * tn > start.tm * start.tn)) start.tm = tm, start.tn = tn, fits = true;
+    if (!fits) return start;
+  }
   start.mb = covering(ranges.mb, problem.m, start.mb, start.tm);
   start.nb = covering(ranges.nb, problem.n, start.nb, start.tn);
-  start.kb = covering(ranges.kb, problem.k, start.kb, 1);
+  start.kb = covering(ranges.kb, problem.k, start.kb, start.tc ? 16 : 1);
   if (start.mb < problem.m || start.nb < problem.n) return start;  // several blocks per product
   const int per_product = start.micro_tiles() * start.threads_per_tile();
   Config grouped = start;
