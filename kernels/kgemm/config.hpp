@@ -50,6 +50,9 @@ struct Config {
 
 std::string to_string(const Config& config);
 
+// "ROWSxCOLS", as the messages about tiles, blocks and operands name extents.
+std::string dims(int rows, int cols);
+
 // Why no kernel can run `config`, whatever the space and the problem (empty when one can): a
 // field outside its range (declared beside the fields in config.cpp; the bounds keep every size
 // worked out from a config inside the kernels' integer arithmetic), a tile that is not compiled,

@@ -23,8 +23,6 @@ namespace detail {
 // the reasons are built only when a check fails.
 inline std::string config_reason(const Config& c, const std::string& why) { return "config " + to_string(c) + why; }
 
-inline std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
-
 template <class Scalar>
 std::string why_bad_operands(const GemmArgs<Scalar>& args) {
   const auto& A = args.A;

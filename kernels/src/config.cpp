@@ -54,8 +54,6 @@ const Field* field_out_of_range(const Config& c) {
   return nullptr;
 }
 
-std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
-
 // Without building the lists: this runs on every launch.
 bool compiled(bool tensor_cores, int tm, int tn) {
   bool found = false;
@@ -73,6 +71,8 @@ std::string tile_list(const std::vector<std::pair<int, int>>& tiles) {
   return known;
 }
 }  // namespace
+
+std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
 
 // Appends rather than streams: every launch names its kernel with this (the label profilers
 // see), and an ostringstream costs about a microsecond, a tenth of a batch-1 call.
