@@ -12,10 +12,11 @@ holdout: each gemm entry of the store in turn is left out, and the config that d
   runs; any store, any device.
 measure: for every layer of the sets that SET_OPTIONS name (kgemm-run's --model, --image,
   --batch, --shape, --dtype) where the model's config differs from the nearest entry's, times
-  both on this machine (kgemm-run --config, alternately, each pair only when the 1-minute load
-  average is at most --max-load and redone when other processes took more than --max-others
-  cores while it ran) and prints GFLOP/s and model / nearest per layer, and their geometric mean.
-  The store must be this machine's.
+  both on this machine (kgemm-run --config, alternately, best of two medians each) and prints
+  GFLOP/s and model / nearest per layer, and their geometric mean. It starts when the 1-minute
+  load average is at most --max-load; a pair during which other processes took more than
+  --max-others cores is redone, after waiting for that load again (the pairs' own threads keep
+  the load average up, so it is not asked between good pairs). The store must be this machine's.
 """
 import argparse
 import csv
@@ -72,13 +73,17 @@ def gflops(args, shape, config):
 def measure(args):
     rows = [r for r in why_rows(args.run, args.store, args.set_options) if r["config"] != r["nearest_config"]]
     print(f"{len(rows)} layers where the model and the nearest entry differ")
-    log_sum, loads = 0.0, []
+    log_sum, quiet, first_load = 0.0, False, None
     for r in rows:
         shape = f"{r['m']}x{r['n']}x{r['k']}"
         while True:
-            before = wait_for_quiet(args.max_load, args.wait)
-            if before is None:
-                sys.exit(f"error: the 1-minute load average stayed above {args.max_load} for {args.wait:.0f} s")
+            if not quiet:
+                waited = wait_for_quiet(args.max_load, args.wait)
+                if waited is None:
+                    sys.exit(f"error: the 1-minute load average stayed above {args.max_load} for {args.wait:.0f} s")
+                first_load = first_load or waited
+                quiet = True
+            before = load_average()
             start_busy, start_children, start = busy_cpu_seconds(), children_cpu_seconds(), time.monotonic()
             model, nearest = gflops(args, shape, r["config"]), gflops(args, shape, r["nearest_config"])
             model = max(model, gflops(args, shape, r["config"]))
@@ -87,15 +92,15 @@ def measure(args):
             others = ((busy_cpu_seconds() - start_busy) - (children_cpu_seconds() - start_children)) / wall
             if others <= args.max_others:
                 break
+            quiet = False
             print(f"other processes used {others:.2f} cores while {shape} ran: again", flush=True)
-        loads.append(before[0])
         log_sum += math.log(model / nearest)
         print(f"{r['set']} {r['layer']} {shape}: model {r['config']} {model:.1f} GFLOP/s, nearest "
               f"{r['nearest_config']} {nearest:.1f}: {model / nearest:.3f}x (load before {before[0]:.2f}, "
               f"others {others:.2f} cores)", flush=True)
     if rows:
         print(f"geometric mean model / nearest over {len(rows)} layers: {math.exp(log_sum / len(rows)):.3f}x; "
-              f"1-minute load before each pair at most {max(loads):.2f}")
+              f"1-minute load average {first_load[0]:.2f} when the pairs started")
 
 
 def main():
@@ -108,8 +113,10 @@ def main():
     parser.add_argument("--max-load", type=float, default=0.6)
     parser.add_argument("--max-others", type=float, default=0.25)
     parser.add_argument("--wait", type=float, default=1800)
-    parser.add_argument("set_options", nargs="*")
-    args = parser.parse_args()
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.set_options = argv[split + 1:]
     if args.mode == "holdout":
         holdout(args)
     else:

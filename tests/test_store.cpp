@@ -463,8 +463,8 @@ TEST(StoreSave, PlantedLinksAreNotFollowed) {
 
 TEST(StoreLookup, ExactEntry) {
   ConfigStore store;
-  for (const Problem& p : {gemm_f32(1024, 64, 147), Problem{Kernel::Gemm, DType::F32, 't', 'n', 1000, 64, 147, 1}})
-    store.put({p, {}, 1, 1, 1});
+  const Problem stored[] = {gemm_f32(1024, 64, 147), Problem{Kernel::Gemm, DType::F32, 't', 'n', 1000, 64, 147, 1}};
+  for (const Problem& p : stored) store.put({p, {}, 1, 1, 1});
   EXPECT_EQ(found(store.exact(gemm_f32(1024, 64, 147))), to_string(gemm_f32(1024, 64, 147)));
   EXPECT_EQ(found(store.exact(gemm_f32(1000, 64, 147))), "none");
 }
