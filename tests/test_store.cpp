@@ -1,5 +1,6 @@
 // The tuned-config store and dispatch through it: device fingerprints, the YAML file's round
-// trip and errors, atomic saves, nearest-shape lookup, and, per space and dtype (e.g.
+// trip and errors, atomic saves, the dispatch model's choice among stored configs, and, per
+// space and dtype (e.g.
 // "DispatchTest/OpenMP_f32.UsesStoredConfig"), which config a kgemm::gemm call really runs.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -24,6 +25,7 @@
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/dispatch/dispatch_model.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
 #include "kgemm/tuner/store_merge.hpp"
 #include "support/cases.hpp"
@@ -459,25 +461,145 @@ TEST(StoreSave, PlantedLinksAreNotFollowed) {
 // ---------------------------------------------------------------------------------------------
 // Lookup
 
-TEST(StoreLookup, ExactEntryAndNearestShape) {
+TEST(StoreLookup, ExactEntry) {
   ConfigStore store;
-  for (const Problem& p : {gemm_f32(1024, 64, 147), gemm_f32(128, 64, 147), gemm_f32(1024, 512, 1152),
-                           Problem{Kernel::Gemm, DType::F32, 't', 'n', 1000, 64, 147, 1},
-                           Problem{Kernel::Batched, DType::F32, 'n', 'n', 1000, 64, 147, 8},
-                           Problem{Kernel::Gemm, DType::F16, 'n', 'n', 1000, 64, 147, 1}})
-    store.put({p, {}, 1, 1, 1});
-  const Problem query = gemm_f32(1000, 64, 147);
-
+  const Problem stored[] = {gemm_f32(1024, 64, 147), Problem{Kernel::Gemm, DType::F32, 't', 'n', 1000, 64, 147, 1}};
+  for (const Problem& p : stored) store.put({p, {}, 1, 1, 1});
   EXPECT_EQ(found(store.exact(gemm_f32(1024, 64, 147))), to_string(gemm_f32(1024, 64, 147)));
-  EXPECT_EQ(found(store.exact(query)), "none");
-  // Same kernel, dtype and orders only, however close the others' shapes.
-  EXPECT_EQ(found(store.nearest(query)), to_string(gemm_f32(1024, 64, 147)));
-  EXPECT_EQ(found(store.nearest(gemm_f32(150, 64, 147))), to_string(gemm_f32(128, 64, 147)));
-  EXPECT_EQ(found(store.nearest(gemm_f32(900, 400, 1000))), to_string(gemm_f32(1024, 512, 1152)));
-  EXPECT_EQ(found(store.nearest(Problem{Kernel::Gemm, DType::F32, 't', 't', 1000, 64, 147, 1})), "none");
-  // An entry the caller refuses gives way to the next closest.
-  const auto not_1024 = [](const TunedEntry& e) { return e.problem.m != 1024; };
-  EXPECT_EQ(found(store.nearest(query, not_1024)), to_string(gemm_f32(128, 64, 147)));
+  EXPECT_EQ(found(store.exact(gemm_f32(1000, 64, 147))), "none");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dispatch model (dispatch_model.hpp), on synthetic devices and stores: every number below
+// follows from the formulas by hand.
+
+const DeviceInfo kOneThreadHost{"openmp", "Test CPU", "x86_64", 1};
+const DeviceInfo kHundredSmGpu{"cuda", "Test GPU", "sm_90", 100};
+
+ConfigStore store_of(const DeviceInfo& device, const std::vector<TunedEntry>& entries) {
+  ConfigStore store;
+  store.header = StoreHeader::stamped(device);
+  for (const TunedEntry& entry : entries) store.put(entry);
+  return store;
+}
+
+std::vector<std::string> ranked_sources(const ConfigStore& store, const Problem& problem) {
+  std::vector<std::string> sources;
+  for (const RatePrediction& r : rank_stored_configs(store, problem)) sources.push_back(to_string(r.source.problem));
+  return sources;
+}
+
+TEST(DispatchModel, TeamSlots) {
+  // GPUs: ceil(256 / team) teams per SM, within 2048 threads and 32 blocks.
+  EXPECT_EQ(team_slots(Config{64, 64, 32, 8, 8, 256}, kHundredSmGpu), 100);
+  EXPECT_EQ(team_slots(Config{64, 64, 32, 8, 4, 128}, kHundredSmGpu), 200);
+  EXPECT_EQ(team_slots(Config{8, 8, 8, 4, 4, 4}, kHundredSmGpu), 3200);
+  EXPECT_EQ(team_slots(Config{128, 128, 16, 8, 8, 1024}, kHundredSmGpu), 100);
+  // Hosts: a team per `team` threads, at least one.
+  EXPECT_EQ(team_slots(Config{60, 64, 256, 12, 32, 1}, DeviceInfo{"openmp", "CPU", "x86_64", 8}), 8);
+  EXPECT_EQ(team_slots(Config{60, 64, 256, 12, 32, 2}, DeviceInfo{"openmp", "CPU", "x86_64", 8}), 4);
+  EXPECT_EQ(team_slots(Config{60, 64, 256, 12, 32, 2}, kOneThreadHost), 1);
+}
+
+TEST(DispatchModel, FactorsOfOneConfig) {
+  // 100 x 100 on 64 x 64 blocks: 4 blocks of 128 x 128 computed, 4 teams in 200 slots; one
+  // team walks all 256 of K in 32-deep slabs, its fixed cost filling two slab buffers.
+  const Config plain{64, 64, 32, 8, 4, 128};
+  const ConfigFit fit = config_fit(gemm_f32(100, 100, 256), plain, kHundredSmGpu);
+  EXPECT_DOUBLE_EQ(fit.padding, 100.0 * 100 / (128 * 128));
+  EXPECT_EQ(fit.teams, 4);
+  EXPECT_EQ(fit.slots, 200);
+  EXPECT_DOUBLE_EQ(fit.fill, 4.0 / 200);
+  EXPECT_EQ(fit.team_depth, 256);
+  EXPECT_EQ(fit.fixed_depth, 64);
+  EXPECT_DOUBLE_EQ(fit.depth, 256.0 / (256 + 64));
+  // Three buffers fill in three slabs; a host team's fixed cost is kHostFixedDepth.
+  Config staged = plain;
+  staged.slab_buffers = 3;
+  EXPECT_DOUBLE_EQ(config_fit(gemm_f32(100, 100, 256), staged, kHundredSmGpu).depth, 256.0 / (256 + 96));
+  EXPECT_DOUBLE_EQ(config_fit(gemm_f32(100, 100, 256), plain, kOneThreadHost).depth, 256.0 / (256 + kHostFixedDepth));
+  // Split K: 8 slabs in 3 splits of 3, 3 and 2 slabs: 12 teams, each over at most 96 of K.
+  Config split = plain;
+  split.ks = 3;
+  const ConfigFit split_fit = config_fit(gemm_f32(100, 100, 256), split, kHundredSmGpu);
+  EXPECT_EQ(split_fit.teams, 12);
+  EXPECT_EQ(split_fit.team_depth, 96);
+  EXPECT_DOUBLE_EQ(split_fit.depth, 96.0 / (96 + 64));
+  // A grid past one wave: 450 teams in 200 slots take 3 waves.
+  const ConfigFit waves = config_fit(Problem{Kernel::Batched, DType::F32, 'n', 'n', 64, 64, 16, 450}, plain, kHundredSmGpu);
+  EXPECT_EQ(waves.teams, 450);
+  EXPECT_DOUBLE_EQ(waves.fill, 450.0 / 600);
+  EXPECT_DOUBLE_EQ(waves.depth, 16.0 / (16 + 2 * 16));  // slabs as deep as K
+  // Products per team: 450 products, 4 per team, 113 teams.
+  Config grouped = plain;
+  grouped.bb = 4;
+  EXPECT_EQ(config_fit(Problem{Kernel::Batched, DType::F32, 'n', 'n', 64, 64, 16, 450}, grouped, kHundredSmGpu).teams, 113);
+  // An empty product: no useful blocks, no K to weigh a fixed cost against.
+  const ConfigFit empty = config_fit(gemm_f32(0, 100, 0), plain, kHundredSmGpu);
+  EXPECT_EQ(empty.padding, 0);
+  EXPECT_EQ(empty.depth, 1);
+}
+
+TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
+  const TunedEntry source{gemm_f32(128, 64, 256), {64, 64, 32, 8, 4, 128}, 1000, 500, 10};
+  const RatePrediction r = predict_rate(gemm_f32(256, 64, 256), source, kHundredSmGpu);
+  // Four teams instead of two, padding and depth alike; twice the rows: a distance of ln 2.
+  EXPECT_DOUBLE_EQ(r.on_source.fill, 2.0 / 200);
+  EXPECT_DOUBLE_EQ(r.on_problem.fill, 4.0 / 200);
+  EXPECT_DOUBLE_EQ(r.distance, std::log(2.0));
+  EXPECT_DOUBLE_EQ(r.trust, std::exp(-kTrustDecay * std::log(2.0)));
+  EXPECT_DOUBLE_EQ(r.gflops, 1000 * 2 * r.trust);
+  EXPECT_FALSE(r.exact);
+  EXPECT_TRUE(predict_rate(source.problem, source, kHundredSmGpu).exact);
+}
+
+// The nearest entry's 128-row blocks would compute 256 rows for 130 (51 % useful); the farther
+// entry's 64-row blocks compute 192 (68 %). Measured rates equal, one thread (fill always 1).
+TEST(DispatchModel, TilesThatPadBadlyLoseToTilesThatFit) {
+  const ConfigStore store = store_of(kOneThreadHost, {{gemm_f32(128, 64, 256), {128, 64, 256, 8, 8, 1}, 100, 90, 10},
+                                                      {gemm_f32(192, 64, 256), {64, 64, 256, 8, 8, 1}, 100, 90, 10}});
+  const Problem problem = gemm_f32(130, 64, 256);
+  const auto ranked = rank_stored_configs(store, problem);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(to_string(ranked[0].source.problem), to_string(gemm_f32(192, 64, 256)));
+  EXPECT_DOUBLE_EQ(ranked[0].on_problem.padding, 130.0 / 192);
+  EXPECT_DOUBLE_EQ(ranked[1].on_problem.padding, 130.0 / 256);
+  EXPECT_LT(ranked[1].distance, ranked[0].distance);  // the nearest rule would have taken it
+}
+
+// A config measured fast on a grid that filled the GPU better than the new one would: the
+// nearest entry's unsplit 64 x 64 blocks give 256 x 256 only 16 teams for 100 SMs (fill 0.16,
+// half its own 0.32); the split-K entry's 128 teams take two waves of 100 (0.64, as on its own).
+TEST(DispatchModel, ConfigThatLeavesMostOfAGpuIdleLosesOnASmallGrid) {
+  const Config unsplit{64, 64, 32, 8, 8, 256};
+  Config split = unsplit;
+  split.ks = 8;
+  const ConfigStore store =
+      store_of(kHundredSmGpu, {{gemm_f32(512, 256, 4096), unsplit, 1000, 500, 10}, {gemm_f32(120, 256, 4096), split, 800, 100, 10}});
+  const Problem small = gemm_f32(256, 256, 4096);
+  const auto ranked = rank_stored_configs(store, small);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(to_string(ranked[0].source.config), to_string(split));
+  EXPECT_DOUBLE_EQ(ranked[0].on_problem.fill, 128.0 / 200);
+  EXPECT_DOUBLE_EQ(ranked[1].on_problem.fill, 16.0 / 100);
+  EXPECT_LT(ranked[1].distance, ranked[0].distance);
+  // On a grid that fills the GPU either way the faster-measured config wins.
+  EXPECT_EQ(to_string(rank_stored_configs(store, gemm_f32(4096, 4096, 4096))[0].source.config), to_string(unsplit));
+}
+
+// The problem's own entry comes first however much faster another is predicted; entries of
+// another kernel, dtype or access order are never candidates.
+TEST(DispatchModel, ExactEntryFirstAndComparableEntriesOnly) {
+  const Config config{64, 64, 256, 8, 8, 1};
+  const Problem problem = gemm_f32(1000, 64, 147);
+  const ConfigStore store =
+      store_of(kOneThreadHost, {{problem, config, 1, 1, 1},
+                                {gemm_f32(1024, 64, 147), config, 1000, 1, 1},
+                                {Problem{Kernel::Gemm, DType::F32, 't', 'n', 1000, 64, 147, 1}, config, 5000, 1, 1},
+                                {Problem{Kernel::Batched, DType::F32, 'n', 'n', 1000, 64, 147, 8}, config, 5000, 1, 1},
+                                {Problem{Kernel::Gemm, DType::F16, 'n', 'n', 1000, 64, 147, 1}, config, 5000, 1, 1}});
+  EXPECT_EQ(ranked_sources(store, problem), (std::vector<std::string>{to_string(problem), to_string(gemm_f32(1024, 64, 147))}));
+  EXPECT_TRUE(ranked_sources(store, Problem{Kernel::Gemm, DType::F32, 't', 't', 1000, 64, 147, 1}).empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -682,10 +804,9 @@ Config non_default_config() {
 }
 
 ConfigStore store_for(const DeviceInfo& device, const std::vector<std::pair<Problem, Config>>& tuned) {
-  ConfigStore store;
-  store.header = StoreHeader::stamped(device);
-  for (const auto& [problem, config] : tuned) store.put({problem, config, 2, 1, 10});
-  return store;
+  std::vector<TunedEntry> entries;
+  for (const auto& [problem, config] : tuned) entries.push_back({problem, config, 2, 1, 10});
+  return store_of(device, entries);
 }
 
 KGEMM_CASE_TEST(DispatchTest, UsesStoredConfig) {
@@ -697,14 +818,16 @@ KGEMM_CASE_TEST(DispatchTest, UsesStoredConfig) {
   expect_gemm_runs<TypeParam>(g, tuned);
 }
 
-KGEMM_CASE_TEST(DispatchTest, UsesNearestTunedShape) {
+// An untuned shape runs the stored config that fits it: the 64 x 48 entry's config, not the
+// 4096 x 48 entry's 64-column blocks (48 of whose columns would be useful).
+KGEMM_CASE_TEST(DispatchTest, UntunedShapeUsesStoredConfigThatFits) {
   using Space = typename TypeParam::ExecSpace;
   GemmCheck g;
   g.m = 70, g.n = 45, g.k = 120;
-  const Config nearest = non_default_config<Space>();
-  const StoreInUse store(store_for(device_info<Space>(), {{problem_of_shape<TypeParam>(64, 48, 128), nearest},
+  const Config fitting = non_default_config<Space>();
+  const StoreInUse store(store_for(device_info<Space>(), {{problem_of_shape<TypeParam>(64, 48, 128), fitting},
                                                           {problem_of_shape<TypeParam>(4096, 48, 128), Config{}}}));
-  expect_gemm_runs<TypeParam>(g, nearest);
+  expect_gemm_runs<TypeParam>(g, fitting);
 }
 
 KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
@@ -759,7 +882,7 @@ KGEMM_CASE_TEST(DispatchTest, NeverUsesIllegalConfig) {
   EXPECT_EQ(to_string(select_config<Space>(problem_of_shape<TypeParam>(2 * g.m, g.n, g.k))), to_string(legal));
   EXPECT_EQ(to_string(select_config<Space>(problem_of_shape<TypeParam>(3 * g.m, g.n, g.k))), to_string(legal));
   const std::string warnings = testing::internal::GetCapturedStderr();
-  // Each bad entry is reported once, however many problems it was nearest to.
+  // Each bad entry is reported once, however many problems it was a candidate for.
   EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(huge_team)), 1u) << warnings;
   EXPECT_EQ(occurrences(warnings, "ignoring a tuned entry: kgemm: " + store.path() + ": line "), 1u) << warnings;
   EXPECT_EQ(occurrences(warnings, "].config: '" + no_such_micro_tile + "'"), 1u) << warnings;
@@ -804,7 +927,7 @@ TEST(TunedConfigsTest, DecidesEachProblemOnce) {
     ++fallbacks;
     return fallback_config;
   };
-  // Legal for the tuned shape only, so the untuned one cannot borrow the entry as nearest.
+  // Legal for the tuned shape only, so the untuned one cannot borrow the entry.
   const auto check = [&](const Problem& p, const Config&) {
     ++checks;
     return p.m == tuned.m ? std::string() : std::string("not here");
@@ -815,6 +938,40 @@ TEST(TunedConfigsTest, DecidesEachProblemOnce) {
   }
   EXPECT_EQ(fallbacks, 1);
   EXPECT_EQ(checks, 2);
+}
+
+// Through TunedConfigs, as every call dispatches: the exact entry first; a candidate the check
+// rejects gives way to the next, an empty store to the space default; explain() tells which and why.
+TEST(TunedConfigsTest, PassesOverIllegalCandidatesAndFallsBackWhenStoreIsEmpty) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const Config best{64, 64, 256, 8, 8, 1}, second{32, 64, 256, 8, 8, 1}, fallback_config{16, 16, 32, 4, 4, 1};
+  const Problem problem = gemm_f32(64, 64, 256);
+  const auto fallback = [&] { return fallback_config; };
+  const auto not_best = [&](const Problem&, const Config& c) { return c == best ? "too big here" : ""; };
+  {
+    const StoreInUse store(store_for(device_info<Space>(), {{problem, best}, {gemm_f32(32, 64, 512), second}}));
+    TunedConfigs configs(device_info<Space>());
+    testing::internal::CaptureStderr();
+    const DispatchChoice exact = configs.explain(problem, fallback, [](const Problem&, const Config&) { return std::string(); });
+    EXPECT_EQ(exact.config, best);
+    EXPECT_EQ(exact.source, DispatchChoice::Source::Exact);
+    const DispatchChoice choice = configs.explain(problem, fallback, not_best);
+    EXPECT_EQ(to_string(configs.select(problem, Accum::F32, fallback, not_best)), to_string(second));
+    const std::string warnings = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(choice.config, second);
+    EXPECT_EQ(choice.source, DispatchChoice::Source::Model);
+    ASSERT_TRUE(choice.prediction);
+    EXPECT_EQ(to_string(choice.prediction->source.problem), to_string(gemm_f32(32, 64, 512)));
+    EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(best) + " for " + to_string(problem)),
+              1u)
+        << warnings;
+  }
+  const StoreInUse empty(store_for(device_info<Space>(), {}));
+  TunedConfigs configs(device_info<Space>());
+  const DispatchChoice choice = configs.explain(problem, fallback, not_best);
+  EXPECT_EQ(choice.config, fallback_config);
+  EXPECT_EQ(choice.source, DispatchChoice::Source::Default);
+  EXPECT_FALSE(choice.prediction);
 }
 
 KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {

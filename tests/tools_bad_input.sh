@@ -55,6 +55,14 @@ refused "option --shape lists '8x8x8' twice" "$run" --space "$space" --shape 8x8
 refused "--model and --image apply to a model only" "$run" --space "$space" --shape 8x8x8 --model resnet18
 refused "--model and --image apply to a model only" "$run" --space "$space" --shape 8x8x8 --image 224
 refused "option --progress takes no value" "$run" --space "$space" --progress=yes
+refused "--why prints a table; drop --format" "$run" --space "$space" --why --format csv
+refused "--why explains dispatch; --config bypasses it" "$run" --space "$space" --why --config mb64_nb64_kb32_tm4_tn4_team16
+refused "option --why-store needs a file" "$run" --why-store=
+refused "$dir/missing.yaml: cannot open" "$run" --why-store "$dir/missing.yaml"
+refused "--why-store prints a table or CSV; drop --format json" "$run" --why-store "$dir/missing.yaml" --format json
+# --why-store reads any device's store and runs nothing: a shape of its own is its exact entry.
+succeeds ",12544,64,147,mb96_nb64_kb256_tm8_tn32_team1,exact entry,12544,64,147,1," \
+  "$run" --why-store "$(dirname "$0")/../configs/openmp-intel-r-xeon-r-processor-2t.yaml" --shape 12544x64x147 --format csv
 # Kokkos' flags reach Kokkos under their 4.x names whatever its version, in both tools.
 status=0
 "$run" --space "$space" --shape 8x8x8 --reps 1 --kokkos-num-threads=1 > "$dir/out" 2> "$dir/err" || status=$?

@@ -44,6 +44,12 @@ comma-separated values (or repeat the option); every combination runs, all in on
   --progress      a line on stderr as each layer starts
   --list-shapes   print the shapes as CSV (set,layer,m,n,k) and exit: the input of the
                   cuBLAS peer (benchmarks/cublas_peer)
+  --why           after each table, why each layer got its config: the store entry it was
+                  tuned for, the dispatch model's factors and predicted GFLOP/s beside the
+                  measured ones, and the config of the nearest tuned shape (table format)
+  --why-store F   run nothing: the same explanation from the store file F, for the device F was
+                  tuned on (e.g. a GPU's store read on a laptop); legality on that device is
+                  not checked, since it is not here; table or CSV
   --help
 Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
 Per layer (one call, medians): kernel = the call's work (GPU: CUDA events around a call queued
@@ -55,6 +61,11 @@ Errors, over 16 sampled rows of C, against the fp64 product of the inputs as gen
 any rounding to fp16): max |C - C64| / max |C64| and mean |C - C64| / mean |C64|.
 Forward pass: the sum over layers of count x kernel (count: the model's layers with that GEMM
 shape), in ms and s; launch, call and transfer are summed the same way.
+Dispatch model (docs/architecture.md): a shape the store never tuned runs the stored config
+with the highest predicted rate = the rate it measured on its own shape x fit here / fit there
+x trust, fit = padding x fill x depth (useful share of the blocks computed, of the device's team
+slots over the grid's waves, of a team's K walk against its fixed cost), trust = exp(-0.3 x
+shape distance); the problem's own entry always wins.
 )";
 
 enum class Format { Table, Csv, Json };
@@ -79,6 +90,8 @@ struct Plan {
   std::optional<kgemm::Config> config;
   Format format = Format::Table;
   bool progress = false;
+  bool why = false;
+  std::string why_store;  // --why-store: explain from this file, run nothing
 
   int layer_runs() const {
     std::size_t layers = 0;
@@ -158,12 +171,22 @@ Plan make_plan(const kgemm::CommandLine& cli) {
   else if (format != "table")
     throw std::invalid_argument("option --format: '" + format + "' is not one of table, csv, json");
   plan.progress = cli.has("progress");
+  plan.why = cli.has("why");
+  plan.why_store = cli.get("why-store", "");
+  if (cli.has("why-store") && plan.why_store.empty()) throw std::invalid_argument("option --why-store needs a file");
+  if ((plan.why || cli.has("why-store")) && plan.config)
+    throw std::invalid_argument("--why explains dispatch; --config bypasses it");
+  if (plan.why && plan.format != Format::Table) throw std::invalid_argument("--why prints a table; drop --format");
+  if (cli.has("why-store") && plan.format == Format::Json)
+    throw std::invalid_argument("--why-store prints a table or CSV; drop --format json");
   return plan;
 }
 
 struct LayerResult {
   kgemm::LayerShape shape;
+  kgemm::Problem problem;
   std::string config;
+  std::optional<kgemm::DispatchChoice> why;  // --why
   double kernel_s = 0, launch_s = 0, call_s = 0, transfer_s = 0;
   double max_rel_err = 0, mean_rel_err = 0;
 
@@ -246,7 +269,9 @@ LayerResult measure_layer(const ExecSpace& space, const kgemm::LayerShape& shape
   result.shape = shape;
   const kgemm::Problem problem =
       kgemm::problem_of(kgemm::gemm_args(kgemm::Op::N, kgemm::Op::N, 1.0f, A, B, 0.0f, C), false);
+  result.problem = problem;
   result.config = kgemm::to_string(plan.config ? *plan.config : kgemm::select_config<ExecSpace>(problem));
+  if (plan.why) result.why = kgemm::explain_config<ExecSpace>(problem);
   result.kernel_s = kgemm::time_calls(space, call, 1, plan.reps).median_s;
   // On host spaces the work runs inside the call, so launch and call repeat the kernel's
   // measurement: a few calls show that without doubling a long CPU run.
@@ -368,6 +393,139 @@ void print_table(const RunResult& run, bool first) {
   std::fflush(stdout);
 }
 
+// ---- why: the dispatch model's choice per layer ----
+
+// The comparable entry closest in shape (store order on ties): what dispatch ran before the
+// model, printed beside its choice.
+const kgemm::TunedEntry* nearest_entry(const kgemm::ConfigStore* store, const kgemm::Problem& problem) {
+  const kgemm::TunedEntry* nearest = nullptr;
+  double closest = 0;
+  if (store)
+    for (const kgemm::TunedEntry& entry : store->entries())
+      if (kgemm::comparable(entry.problem, problem)) {
+        const double distance = kgemm::shape_distance(entry.problem, problem);
+        if (!nearest || distance < closest) nearest = &entry, closest = distance;
+      }
+  return nearest;
+}
+
+struct WhyRow {
+  const kgemm::LayerShape* shape;
+  std::string config;  // empty: the space default of a device that is not here
+  kgemm::DispatchChoice::Source source;
+  std::optional<kgemm::RatePrediction> prediction;
+  const kgemm::TunedEntry* nearest;
+  double measured_gflops = 0;  // 0: not run
+};
+
+std::string extents(const kgemm::Problem& p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
+         (p.batch > 1 ? "b" + std::to_string(p.batch) : "");
+}
+
+void print_why(const std::vector<WhyRow>& rows) {
+  std::printf("why: predicted = source GFLOP/s x fit here / fit at the source x trust; fit = padding x fill x depth "
+              "(here/source); nearest = the config of the closest tuned shape ('=' when the same)\n");
+  std::printf("%-3s %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %5s %9s %9s  %s\n", "#", "layer", "MxNxK",
+              "config", "from", "source MxNxK", "source GF", "padding", "fill", "depth", "trust", "predicted", "measured",
+              "nearest");
+  const auto pair = [](double here, double there) { return number("%.2f", here) + "/" + number("%.2f", there); };
+  int index = 0;
+  for (const WhyRow& row : rows) {
+    const std::string config = row.config.empty() ? "(space default)" : row.config;
+    const std::string nearest = !row.nearest ? "-" : kgemm::to_string(row.nearest->config) == row.config ? "=" : kgemm::to_string(row.nearest->config);
+    const std::string measured = row.measured_gflops > 0 ? number("%.1f", row.measured_gflops) : "-";
+    const std::string shape = std::to_string(row.shape->m) + "x" + std::to_string(row.shape->n) + "x" + std::to_string(row.shape->k);
+    if (const auto& r = row.prediction)
+      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9.1f %11s %11s %11s %5.2f %9.1f %9s  %s\n", ++index,
+                  row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source),
+                  extents(r->source.problem).c_str(),
+                  r->source.gflops, pair(r->on_problem.padding, r->on_source.padding).c_str(),
+                  pair(r->on_problem.fill, r->on_source.fill).c_str(), pair(r->on_problem.depth, r->on_source.depth).c_str(),
+                  r->trust, r->gflops, measured.c_str(), nearest.c_str());
+    else
+      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %5s %9s %9s  %s\n", ++index,
+                  row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source), "-", "-", "-",
+                  "-", "-", "-", "-", measured.c_str(), nearest.c_str());
+  }
+}
+
+const char* kWhyCsvHeader =
+    "set,dtype,layer,m,n,k,config,from,source_m,source_n,source_k,source_batch,source_gflops,padding,source_padding,"
+    "fill,source_fill,depth,source_depth,trust,predicted_gflops,nearest_config\n";
+
+// --why-store --format csv: one line per layer; the source's columns are empty for the space default.
+void print_why_csv(const GemmSet& set, kgemm::DType dtype, const std::vector<WhyRow>& rows) {
+  for (const WhyRow& row : rows) {
+    std::printf("%s,%s,%s,%d,%d,%d,%s,%s,", set.name.c_str(), dtype_name(dtype), csv_field(row.shape->layer).c_str(),
+                row.shape->m, row.shape->n, row.shape->k, row.config.c_str(), kgemm::to_string(row.source));
+    if (const auto& r = row.prediction) {
+      const kgemm::Problem& p = r->source.problem;
+      std::printf("%d,%d,%d,%d,%.6g,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,", p.m, p.n, p.k, p.batch, r->source.gflops,
+                  r->on_problem.padding, r->on_source.padding, r->on_problem.fill, r->on_source.fill,
+                  r->on_problem.depth, r->on_source.depth, r->trust, r->gflops);
+    } else {
+      std::printf(",,,,,,,,,,,,,");
+    }
+    std::printf("%s\n", row.nearest ? kgemm::to_string(row.nearest->config).c_str() : "");
+  }
+}
+
+// The store a run dispatched from, read again for the nearest entries (bad entries were reported
+// by dispatch already).
+std::optional<kgemm::ConfigStore> store_of_run(const RunResult& run) {
+  if (run.store.empty()) return std::nullopt;
+  try {
+    std::vector<std::string> refused;
+    kgemm::ConfigStore store = kgemm::ConfigStore::load(run.store, &refused);
+    if (kgemm::same_device(store.header.device, run.device)) return store;
+  } catch (const kgemm::StoreError&) {
+  }
+  return std::nullopt;
+}
+
+void print_run_why(const RunResult& run) {
+  const std::optional<kgemm::ConfigStore> store = store_of_run(run);
+  std::vector<WhyRow> rows;
+  for (const LayerResult& l : run.layers)
+    rows.push_back({&l.shape, l.config, l.why->source, l.why->prediction, nearest_entry(store ? &*store : nullptr, l.problem),
+                    l.gflops()});
+  print_why(rows);
+}
+
+// --why-store: the model's choice from a store file for every layer, nothing run.
+void explain_store(const Plan& plan) {
+  std::vector<std::string> refused;
+  const kgemm::ConfigStore store = kgemm::ConfigStore::load(plan.why_store, &refused);
+  for (const std::string& why : refused) std::fprintf(stderr, "kgemm-run: ignoring a tuned entry: %s\n", why.c_str());
+  bool first = true;
+  const bool csv = plan.format == Format::Csv;
+  if (csv) std::printf("%s", kWhyCsvHeader);
+  for (const GemmSet& set : plan.sets)
+    for (kgemm::DType dtype : plan.dtypes) {
+      if (!csv)
+        std::printf("%skgemm-run: dispatch of %s, %s from %s, tuned for %s (nothing run; legality there not checked)\n",
+                    first ? "" : "\n", set.name.c_str(), dtype_name(dtype), plan.why_store.c_str(),
+                    kgemm::to_string(store.header.device).c_str());
+      first = false;
+      std::vector<WhyRow> rows;
+      for (const kgemm::LayerShape& layer : set.layers) {
+        const kgemm::Problem problem{kgemm::Kernel::Gemm, dtype, 'n', 'n', layer.m, layer.n, layer.k, 1};
+        const std::vector<kgemm::RatePrediction> ranked = kgemm::rank_stored_configs(store, problem);
+        if (ranked.empty()) {
+          rows.push_back({&layer, "", kgemm::DispatchChoice::Source::Default, std::nullopt, nullptr});
+          continue;
+        }
+        const auto source = ranked[0].exact ? kgemm::DispatchChoice::Source::Exact : kgemm::DispatchChoice::Source::Model;
+        rows.push_back({&layer, kgemm::to_string(ranked[0].source.config), source, ranked[0], nearest_entry(&store, problem)});
+      }
+      if (csv)
+        print_why_csv(set, dtype, rows);
+      else
+        print_why(rows);
+    }
+}
+
 // The practice's table: forward-pass seconds per model, image size, batch and dtype, one column per space.
 void print_forward_summary(const std::vector<RunResult>& runs, const Plan& plan) {
   std::vector<std::string> labels;
@@ -478,6 +636,7 @@ void run_plan(const Plan& plan) {
           runs.push_back(dtype == kgemm::DType::F32 ? run_set<float>(space, name, set, plan, progress)
                                                     : run_set<kgemm::half>(space, name, set, plan, progress));
           if (plan.format == Format::Table) print_table(runs.back(), runs.size() == 1);
+          if (plan.why) print_run_why(runs.back());
           if (plan.format == Format::Csv) print_csv(runs.back());
         }
     });
@@ -493,8 +652,9 @@ void run_plan(const Plan& plan) {
 int main(int argc, char** argv) {
   try {
     const kgemm::CommandLine cli(argc, argv,
-                                 {"space", "model", "shape", "image", "batch", "dtype", "reps", "config", "format"},
-                                 {"help", "list-shapes", "progress"});
+                                 {"space", "model", "shape", "image", "batch", "dtype", "reps", "config", "format",
+                                  "why-store"},
+                                 {"help", "list-shapes", "progress", "why"});
     if (cli.has("help")) {
       std::cout << kHelp;
       return 0;
@@ -502,6 +662,10 @@ int main(int argc, char** argv) {
     const Plan plan = make_plan(cli);
     if (cli.has("list-shapes")) {
       list_shapes(plan);
+      return 0;
+    }
+    if (cli.has("why-store")) {
+      explain_store(plan);
       return 0;
     }
     kgemm::pin_openmp_threads_unless_set();

@@ -342,27 +342,6 @@ const TunedEntry* ConfigStore::exact(const Problem& problem) const {
   return it != entries_.end() && it->problem == problem ? &*it : nullptr;
 }
 
-const TunedEntry* ConfigStore::nearest(const Problem& problem,
-                                       const std::function<bool(const TunedEntry&)>& accept) const {
-  // Extents count as at least 1, so an empty problem still has a finite distance.
-  const auto gap = [](int x, int y) { return std::abs(std::log(double(std::max(x, 1)) / std::max(y, 1))); };
-  std::vector<std::pair<double, const TunedEntry*>> candidates;
-  for (const TunedEntry& e : entries_) {
-    const Problem& q = e.problem;
-    if (q.kernel == problem.kernel && q.dtype == problem.dtype && q.a_order == problem.a_order &&
-        q.b_order == problem.b_order)
-      candidates.emplace_back(gap(q.m, problem.m) + gap(q.n, problem.n) + gap(q.k, problem.k) +
-                                  gap(q.batch, problem.batch),
-                              &e);
-  }
-  // Closest first, ties in store order; `accept` sees only the entries up to the one taken.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (const auto& [distance, entry] : candidates)
-    if (!accept || accept(*entry)) return entry;
-  return nullptr;
-}
-
 std::string why_bad(const TunedEntry& entry) {
   if (std::string why = why_invalid(entry.problem); !why.empty()) return why;
   if (entry.problem.m < 1 || entry.problem.n < 1 || entry.problem.k < 1) return "a stored shape has extents >= 1";

@@ -103,23 +103,39 @@ TunedConfigs::TunedConfigs(const DeviceInfo& device) : path_(find_store_file(dev
   }
 }
 
+const char* to_string(DispatchChoice::Source source) {
+  return source == DispatchChoice::Source::Exact ? "exact entry"
+         : source == DispatchChoice::Source::Model ? "model"
+                                                   : "space default";
+}
+
+DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fallback, const Check& check) {
+  // Best prediction first; legality is asked only until one passes. It is asked for this
+  // problem: an entry's config may be legal for one shape and not another (counts past int).
+  if (store_)
+    for (RatePrediction& candidate : rank_stored_configs(*store_, problem)) {
+      const std::string why = check(problem, candidate.source.config);
+      if (why.empty()) {
+        const auto source = candidate.exact ? DispatchChoice::Source::Exact : DispatchChoice::Source::Model;
+        return {candidate.source.config, source, std::move(candidate)};
+      }
+      if (warned_.insert(candidate.source.problem).second)
+        warn("ignoring tuned config " + to_string(candidate.source.config) + " for " +
+             to_string(candidate.source.problem) + " in " + path_ + ": " + why);
+    }
+  return {fallback(), DispatchChoice::Source::Default, std::nullopt};
+}
+
 Config TunedConfigs::select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto known = chosen_.find({accum, problem});
   if (known != chosen_.end()) return known->second;
-  const auto legal = [&](const TunedEntry& entry) {
-    if (rejected_.count({accum, entry.problem})) return false;
-    const std::string why = check(problem, entry.config);
-    if (why.empty()) return true;
-    rejected_.insert({accum, entry.problem});
-    if (warned_.insert(entry.problem).second)
-      warn("ignoring tuned config " + to_string(entry.config) + " for " + to_string(entry.problem) + " in " +
-           path_ + ": " + why);
-    return false;
-  };
-  // The exact entry, when legal, is the nearest (distance 0).
-  const TunedEntry* entry = store_ ? store_->nearest(problem, legal) : nullptr;
-  return chosen_.emplace(std::make_pair(accum, problem), entry ? entry->config : fallback()).first->second;
+  return chosen_.emplace(std::make_pair(accum, problem), choose(problem, fallback, check).config).first->second;
+}
+
+DispatchChoice TunedConfigs::explain(const Problem& problem, const Fallback& fallback, const Check& check) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return choose(problem, fallback, check);
 }
 
 std::shared_ptr<TunedConfigs> tuned_configs(const std::string& space, const std::function<DeviceInfo()>& device) {

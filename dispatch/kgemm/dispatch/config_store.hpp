@@ -79,11 +79,6 @@ class ConfigStore {
                             const std::function<void(ConfigStore&)>& change);
 
   const TunedEntry* exact(const Problem& problem) const;
-  // Among the entries of the same kernel, dtype and orders that `accept` takes (all when empty),
-  // the closest in shape: least sum of |log(x/y)| over m, n, k and batch; nullptr when none.
-  // An exact entry is at distance 0.
-  const TunedEntry* nearest(const Problem& problem,
-                            const std::function<bool(const TunedEntry&)>& accept = {}) const;
   // Adds the entry, replacing the one with an equal problem. Throws std::invalid_argument, and
   // keeps the store as it was, when the entry is bad (why_bad): a store never holds one.
   void put(const TunedEntry& entry);

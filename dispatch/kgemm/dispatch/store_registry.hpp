@@ -14,6 +14,7 @@
 
 #include "kgemm/dtype.hpp"
 #include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/dispatch/dispatch_model.hpp"
 
 namespace kgemm {
 
@@ -35,6 +36,17 @@ std::string find_store_file(const DeviceInfo& device);
 // writable, else the user's data directory (an installed, read-only prefix).
 std::string writable_store_file(const DeviceInfo& device);
 
+// The config a problem gets and why: its own entry, the model's pick among the store's configs
+// (dispatch_model.hpp), or the space default. `prediction` is the source entry's, when one was used.
+struct DispatchChoice {
+  enum class Source { Exact, Model, Default };
+  Config config;
+  Source source = Source::Default;
+  std::optional<RatePrediction> prediction;
+};
+// "exact entry", "model", "space default".
+const char* to_string(DispatchChoice::Source source);
+
 // One device's tuned configs and the config each problem got.
 class TunedConfigs {
  public:
@@ -49,10 +61,13 @@ class TunedConfigs {
   // The config that runs when no entry can; asked for only when a problem is first seen.
   using Fallback = std::function<Config()>;
 
-  // The exact entry's config, else the nearest shape's, else `fallback()`, for a call
-  // accumulating in `accum`. Entries that `check` rejects are never used, and warned about once.
+  // The exact entry's config, else the config the dispatch model predicts fastest on `problem`
+  // (rank_stored_configs), else `fallback()`, for a call accumulating in `accum`. Entries that
+  // `check` rejects for `problem` are passed over, and each such entry is warned about once.
   // Choices are remembered per accumulation: what is legal differs (tensor cores: fp32 only).
   Config select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check);
+  // The same choice with its reasons (the predicted rate and its factors), worked out afresh.
+  DispatchChoice explain(const Problem& problem, const Fallback& fallback, const Check& check);
 
  private:
   struct Order {
@@ -60,12 +75,14 @@ class TunedConfigs {
       return x.first != y.first ? x.first < y.first : StoreOrder()(x.second, y.second);
     }
   };
+  // The choice, with mutex_ held.
+  DispatchChoice choose(const Problem& problem, const Fallback& fallback, const Check& check);
+
   std::string path_;
   std::optional<ConfigStore> store_;
   std::mutex mutex_;
   std::map<std::pair<Accum, Problem>, Config, Order> chosen_;
-  std::set<std::pair<Accum, Problem>, Order> rejected_;  // entries whose config is illegal here
-  std::set<Problem, StoreOrder> warned_;                  // entries already reported
+  std::set<Problem, StoreOrder> warned_;  // entries already reported illegal
 };
 
 // The tuned configs of the space named `space` (ExecSpace::name()); `device` describes it when
