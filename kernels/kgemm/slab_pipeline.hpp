@@ -155,8 +155,10 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     return reinterpret_cast<T*>(scratch + slab_bytes());
   }
 
-  // Runs multiply(a_slab, b_slab, depth) over the K slabs of the product team's split. depth is
-  // the slab's K extent rounded up to k_multiple; the rows past K are zeros.
+  // Runs multiply(a_slab, lda, b_slab, ldb, depth) over the K slabs of the product team's split:
+  // slab rows lda (ldb) apart, in scratch or, on spaces that read slabs in place, in the
+  // operand itself (SlabStager::in_place). depth is the slab's K extent rounded up to
+  // k_multiple; the rows past K are zeros.
   template <class Multiply>
   KOKKOS_INLINE_FUNCTION void for_each_slab(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
                                             Multiply&& multiply) const {
@@ -164,8 +166,9 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
       walk_slabs(team, scratch, at, this->a_runs.thread(team, args.A, at.b, at.m0, 0),
                  this->b_runs.thread(team, args.B, at.b, 0, at.n0), multiply);
     } else {
-      const Stager a_stager(team, ld_a, args.A, at.b, at.m0, 0, mb, kb, true);
-      const Stager b_stager(team, ld_b, args.B, at.b, 0, at.n0, kb, nb, false);
+      const bool exact_depth = k_multiple == 1;
+      const Stager a_stager(team, ld_a, args.A, at.b, at.m0, 0, mb, kb, true, exact_depth);
+      const Stager b_stager(team, ld_b, args.B, at.b, 0, at.n0, kb, nb, false, exact_depth);
       walk_slabs(team, scratch, at, a_stager, b_stager, multiply);
     }
   }
@@ -186,9 +189,6 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
 
     const int first = at.split * slabs_per_split;
     const int end = first + slabs_per_split < slabs ? first + slabs_per_split : slabs;
-    auto multiply_slab = [&](int slab) {
-      multiply(static_cast<const Slab*>(a_slab(slab)), static_cast<const Slab*>(b_slab(slab)), depth(slab));
-    };
     // The slabs copied ahead of the one multiplied. One barrier per slab suffices: past it,
     // every thread's copies of this slab are visible and every thread is done with the previous
     // slab, whose buffer the copies of slab + ahead then overwrite. Each turn commits one group
@@ -196,6 +196,9 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     // flight waits for this slab's.
     constexpr int ahead = SlabBuffers - 1;
     if constexpr (ahead > 0) {
+      auto multiply_slab = [&](int slab) {
+        multiply(static_cast<const Slab*>(a_slab(slab)), ld_a, static_cast<const Slab*>(b_slab(slab)), ld_b, depth(slab));
+      };
       // The first slab outside the loop: with two buffers the code is the double-buffered
       // pipeline's as it was (the fp32 8x8 tile lost 4 % with a one-turn loop here).
       if (first < end) stage(first);
@@ -212,12 +215,13 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
         Traits::commit_scratch_copies();
         multiply_slab(slab);
       }
-    } else {  // one buffer: the copies wait for the previous slab's multiply
+    } else {  // one buffer (host spaces): the copies wait for the previous slab's multiply
       for (int slab = first; slab < end; ++slab) {
         if (slab > first) team.team_barrier();
         stage(slab);
         team.team_barrier();
-        multiply_slab(slab);
+        multiply(a_stager.slab_at(a_slab(slab), slab), a_stager.ld_read, b_stager.slab_at(b_slab(slab), slab),
+                 b_stager.ld_read, depth(slab));
       }
     }
   }
