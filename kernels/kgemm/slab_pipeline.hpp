@@ -74,12 +74,14 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   int products_per_team, threads_per_product;  // Config::bb; the product teams' size
   int a_slab_elements, buffer_elements;  // one slab buffer: its A slab, then its B slab (kAlign-aligned)
   int last_depth;                        // the last slab's K extent, rounded up to k_multiple
+  bool walk_n_first;                     // host spaces: consecutive blocks go across N (place())
 
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m(ceil_div(a.M(), c.mb)), blocks_n(ceil_div(a.N(), c.nb)), k_multiple(k_mult),
         ld_a(c.kb + kPad), ld_b(c.nb + kPad),
-        slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()) {
+        slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()),
+        walk_n_first(!Traits::is_gpu && a.N() < a.M()) {
     slabs_per_split = slabs > c.ks ? ceil_div(slabs, c.ks) : 1;
     splits = slabs > 0 ? ceil_div(slabs, slabs_per_split) : 1;
     // Worked out here, not by every thread for every slab.
@@ -137,9 +139,15 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     return {at.b, at.m0, at.n0, block, team.league_rank() % splits, writes};
   }
   // Where block `block` lies: a block's splits are neighbours, then consecutive blocks walk
-  // down M, so they share one B panel while it is hot in cache.
+  // down M, so they share one B panel while it is hot in cache. On host spaces, where B is the
+  // smaller operand (N < M: batch 128's im2col GEMMs, most of batch 1's), they walk across N
+  // instead: a block row's A tile stays in cache while B, which a cache holds more easily than
+  // A, is read again for every block row. Walking down M read all of A again for every block
+  // column, from memory once A outgrows the caches (one thread, ResNet-50 batch 128: 1.3x).
   KOKKOS_INLINE_FUNCTION BlockOrigin place(int block) const {
     const int per_product = blocks_m * blocks_n, in_product = block % per_product;
+    if constexpr (!Traits::is_gpu)
+      if (walk_n_first) return {block / per_product, (in_product / blocks_n) * mb, (in_product % blocks_n) * nb, block, 0, true};
     return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block, 0, true};
   }
 
