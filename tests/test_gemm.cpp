@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "kgemm/slab_stager.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/tuner/catalogue.hpp"
@@ -32,7 +33,8 @@ KGEMM_CASE_TEST(GemmTest, Resnet50ShapesDispatched) {
 // Edge shapes (1, primes, non-multiples of every tile, K spanning several slabs with a
 // remainder, one full 64-cube) with every config, row- and column-major; with padded_rows also
 // row-major A and B whose rows are padded to 8 elements (aligned rows: GPUs stage them as runs,
-// zero-filling past K and N themselves).
+// zero-filling past K and N themselves; host spaces read their slabs in place, rows a padded
+// row apart).
 template <class Case>
 void check_edge_shapes(std::initializer_list<Config> configs, bool padded_rows = false) {
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}};
@@ -88,7 +90,65 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu))
     check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, odd_kb, tm, tn, 1},
                                   {2 * tm, 2 * tn, 16, tm, tn, team_max}},
-                                 stages_runs<TypeParam>());
+                                 stages_runs<TypeParam>() || SpaceTraits<Space>::reads_slabs_in_place);
+}
+
+// Host spaces multiply slabs where they lie in A and B (SlabStager::in_place) and stage the
+// rest: blocks past M (whose micro-tiles wholly past M are skipped) and past N, B's rows 4 KiB
+// or more apart (N = 1100 in fp32), the last slab shallower than kb, transposed operands,
+// padded rows, batches sharing B, alpha and beta; one and two threads per team.
+KGEMM_CASE_TEST(GemmTest, SlabsReadInPlaceOrStaged) {
+  using Space = typename TypeParam::ExecSpace;
+  if (!SpaceTraits<Space>::reads_slabs_in_place) GTEST_SKIP() << Space::name() << " stages every slab";
+  const int shapes[][3] = {{49, 200, 100}, {49, 1100, 70}, {96, 64, 64}};
+  for (const Config config : {Config{24, 64, 32, 12, 32, 1}, Config{48, 64, 48, 8, 32, small_team<Space>()}})
+    for (const auto& shape : shapes)
+      for (bool batched : {false, true}) {
+        GemmCheck g;
+        g.m = shape[0], g.n = shape[1], g.k = shape[2];
+        g.config = config;
+        g.batched = batched, g.shared_b = batched, g.batch = batched ? 3 : 1;
+        g.alpha = batched ? 1.5f : 1.0f, g.beta = batched ? -0.5f : 0.0f;
+        run_check<TypeParam>(g);
+        g.pad_ab = true;
+        run_check<TypeParam>(g);
+        g.pad_ab = false, g.op_b = Op::T;
+        run_check<TypeParam>(g);
+      }
+}
+
+// Which slabs a host stager reads in place: A's and B's interior tiles, B only while its rows
+// lie less than in_place_k_row_bytes apart; never tiles crossing the source's edge off K,
+// transposed sources, slabs padded past K, or a slab type other than the source's.
+struct OneThreadTeam {
+  int team_size() const { return 1; }
+  int team_rank() const { return 0; }
+};
+TEST(SlabStager, ReadsInPlaceOnlyWhereTheSourceHoldsTheSlab) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Stager = SlabStager<Space, float, float>;
+  const bool host = SpaceTraits<Space>::reads_slabs_in_place;
+  std::vector<float> data(400 * 2048);
+  const auto row_major = [&](int rows, int cols) { return MatrixRef<const float>(data.data(), rows, cols, cols, 1, 0); };
+  const OneThreadTeam team;
+  const int ld = 64;
+  // A (K along columns): 100 x 300, blocks of 60 rows.
+  EXPECT_EQ(Stager(team, ld, row_major(100, 300), 0, 0, 0, 60, 32, true, true).in_place, host);
+  EXPECT_FALSE(Stager(team, ld, row_major(100, 300), 0, 60, 0, 60, 32, true, true).in_place);   // rows past M
+  EXPECT_FALSE(Stager(team, ld, row_major(100, 300), 0, 0, 0, 60, 32, true, false).in_place);   // padded past K
+  EXPECT_FALSE(Stager(team, ld, row_major(300, 100).transposed(), 0, 0, 0, 60, 32, true, true).in_place);
+  // B (K along rows): rows 1023 and 1024 floats apart.
+  const Stager near(team, ld, row_major(300, 1023), 0, 0, 64, 32, 64, false, true);
+  EXPECT_EQ(near.in_place, host);
+  if (host) {
+    EXPECT_EQ(near.ld_read, 1023);
+    EXPECT_EQ(near.slab_at(nullptr, 2), data.data() + 2 * 32 * 1023 + 64);
+  }
+  EXPECT_FALSE(Stager(team, ld, row_major(300, 1024), 0, 0, 64, 32, 64, false, true).in_place);  // 4 KiB apart
+  EXPECT_FALSE(Stager(team, ld, row_major(300, 1023), 0, 0, 992, 32, 64, false, true).in_place); // columns past N
+  EXPECT_FALSE((SlabStager<Space, half, float>(team, ld, MatrixRef<const half>(nullptr, 300, 100, 100, 1, 0), 0, 0, 0,
+                                               32, 64, false, true)
+                     .in_place));  // widened while staged
 }
 
 // Tensor-core warp tiles, where the space has tensor cores for the case's data with fp32

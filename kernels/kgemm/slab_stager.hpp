@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kgemm/matrix_ref.hpp"
 #include "kgemm/spaces/space_traits.hpp"
@@ -34,13 +35,22 @@ struct SlabStager {
   bool k_slow = false;                    // K runs along the slow coordinate (else the fast one)
   bool contiguous = false;                // fast is unit-stride in the source and in the slab
   int width = 1;                          // kRun where contiguous and aligned
+  // Where the source already holds the tile as a row-major slab of the slab's type (unit
+  // column stride) and the tile lies inside it off K, a space that reads slabs in place
+  // (SpaceTraits::reads_slabs_in_place) multiplies it there: nothing is staged, and the slab's
+  // rows are `ld_read` (the source's row stride) apart instead of the buffer's `ld`. A slab
+  // whose rows run along K (B's: one row per k) is read in place only while its rows lie less
+  // than SpaceTraits::in_place_k_row_bytes apart.
+  bool in_place = false;
+  int ld_read = 0;
 
   // Stages tiles rows x cols at (r0, c0) of src[b], K along columns (k_cols, operand A) or rows
   // (B); slab s starts kb (the tile's extent along K) further along K. Slabs are row-major:
-  // element (r, c) at r * ld + c.
+  // element (r, c) at r * ld + c. exact_depth: slabs are read to their depth inside K, never
+  // padded past it (else the slab is always staged, zero-filled).
   template <class Member>
   KOKKOS_INLINE_FUNCTION SlabStager(const Member& team, int ld, const MatrixRef<const Scalar>& src,
-                                    int b, int r0, int c0, int rows, int cols, bool k_cols)
+                                    int b, int r0, int c0, int rows, int cols, bool k_cols, bool exact_depth)
       : kb(k_cols ? cols : rows) {
     const bool fast_cols = src.col_stride == 1 || src.row_stride != 1;
     from = src.data + b * src.batch_stride + r0 * src.row_stride + c0 * src.col_stride;
@@ -58,6 +68,11 @@ struct SlabStager {
     contiguous = src_fast == 1 && dst_fast == 1;
     const bool aligned = is_aligned(from) && src_slow % kRun == 0 && src_slab % kRun == 0 && ld % kRun == 0;
     width = kRun > 1 && contiguous && aligned ? kRun : 1;
+    const bool inside_off_k = k_cols ? src.rows - r0 >= rows : src.cols - c0 >= cols;
+    const bool rows_apart_ok = k_cols || src.row_stride * std::ptrdiff_t(sizeof(Scalar)) < Traits::in_place_k_row_bytes;
+    in_place = Traits::reads_slabs_in_place && std::is_same<Scalar, Slab>::value && exact_depth &&
+               src.col_stride == 1 && src.row_stride <= INT_MAX && inside_off_k && rows_apart_ok;
+    ld_read = in_place ? int(src.row_stride) : ld;
 
     // Copies per slab row (in widths) against the team: a team at least that large covers rows
     // side by side (threads past a whole number of rows idle), a smaller one walks each row.
@@ -75,9 +90,18 @@ struct SlabStager {
     }
   }
 
+  // The slab the kernel multiplies, `ld_read` apart: where it lies in the source, or `buffer`.
+  KOKKOS_INLINE_FUNCTION const Slab* slab_at(const Slab* buffer, int slab) const {
+    if constexpr (Traits::reads_slabs_in_place && std::is_same<Scalar, Slab>::value)
+      if (in_place) return from + slab * src_slab;
+    return buffer;
+  }
+
   // Copies slab `slab` (depth along K: the slab's extent rounded up) into `to`, zero-filling
-  // what lies outside the source. Copies may complete asynchronously (SpaceTraits).
+  // what lies outside the source; nothing for a slab read in place. Copies may complete
+  // asynchronously (SpaceTraits).
   KOKKOS_INLINE_FUNCTION void stage(Slab* to, int slab, int depth) const {
+    if (Traits::reads_slabs_in_place && in_place) return;
     // Unit strides known at compile time: 16-byte copies on GPUs, vectorised loops on CPUs.
     if (width == kRun && contiguous)
       stage_in<kRun, true>(to, slab, depth);

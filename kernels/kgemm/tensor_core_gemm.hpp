@@ -36,8 +36,8 @@ struct TensorCoreGemm : SlabPipeline<ExecSpace, Scalar, Scalar, Runs, SlabBuffer
     const int row0 = (warp / warps_n) * WM, col0 = (warp % warps_n) * WN;
 
     Tile tile(team.team_rank() % Cores::warp);
-    this->for_each_slab(team, scratch, at, [&](const Scalar* a_slab, const Scalar* b_slab, int depth) {
-      tile.multiply(a_slab, this->ld_a, b_slab, this->ld_b, row0, col0, depth);
+    this->for_each_slab(team, scratch, at, [&](const Scalar* a_slab, int lda, const Scalar* b_slab, int ldb, int depth) {
+      tile.multiply(a_slab, lda, b_slab, ldb, row0, col0, depth);
     });
     this->template store_results<2>(at, [&](auto&& store) {
       tile.for_each_pair([&](int i, int j, float first, float second) {

@@ -60,16 +60,17 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
   KOKKOS_INLINE_FUNCTION int row_of(int tile_m, int ii) const { return ((ii / RM) * tiles_m + tile_m) * RM + ii % RM; }
   KOKKOS_INLINE_FUNCTION int col_of(int tile_n, int jj) const { return ((jj / RN) * tiles_n + tile_n) * RN + jj % RN; }
 
-  // acc += a_slab[rows, k] (x) b_slab[k, cols] over the slab, for one micro-tile.
-  KOKKOS_INLINE_FUNCTION void multiply(Acc (&acc)[TM][TN], const Acc* a_slab, const Acc* b_slab,
+  // acc += a_slab[rows, k] (x) b_slab[k, cols] over the slab, for one micro-tile; slab rows lda
+  // (ldb) apart.
+  KOKKOS_INLINE_FUNCTION void multiply(Acc (&acc)[TM][TN], const Acc* a_slab, int lda, const Acc* b_slab, int ldb,
                                        int tile_m, int tile_n, int kc) const {
     if constexpr (kKRuns) {
       // Four k per pass: one 16-byte load per row of A, then per k one 16-byte load per run of B.
       for (int k = 0; k < kc; k += kTiledKRun) {
         Acc a[TM][kTiledKRun];
-        for (int ii = 0; ii < TM; ++ii) load_run<kTiledKRun>(a_slab + row_of(tile_m, ii) * this->ld_a + k, a[ii]);
+        for (int ii = 0; ii < TM; ++ii) load_run<kTiledKRun>(a_slab + row_of(tile_m, ii) * lda + k, a[ii]);
         for (int u = 0; u < kTiledKRun; ++u) {
-          const Acc* b_k = b_slab + (k + u) * this->ld_b;
+          const Acc* b_k = b_slab + (k + u) * ldb;
           Acc bv[TN];
           for (int jj = 0; jj < TN; jj += RN) load_run<RN>(b_k + col_of(tile_n, jj), bv + jj);
           for (int ii = 0; ii < TM; ++ii)
@@ -77,17 +78,23 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
         }
       }
     } else {
-      multiply_on_host(&acc[0][0], TN, true, a_slab, b_slab, tile_m, tile_n, kc);
+      multiply_on_host(&acc[0][0], TN, true, a_slab, lda, b_slab, ldb, tile_m, tile_n, kc);
     }
   }
 
   // The host's micro-kernel (register-blocked SIMD where the tile allows it) on the tile at c,
   // rows ldc apart: a micro-tile's TM rows and TN columns are adjacent in the slabs and in the
   // partial block here (micro_run: one run each).
-  KOKKOS_INLINE_FUNCTION void multiply_on_host(Acc* c, int ldc, bool accumulate, const Acc* a_slab, const Acc* b_slab,
-                                               int tile_m, int tile_n, int kc) const {
-    HostMicroKernel<Acc, TM, TN>::multiply(c, ldc, accumulate, a_slab + row_of(tile_m, 0) * this->ld_a, this->ld_a,
-                                           b_slab + col_of(tile_n, 0), this->ld_b, kc);
+  KOKKOS_INLINE_FUNCTION void multiply_on_host(Acc* c, int ldc, bool accumulate, const Acc* a_slab, int lda,
+                                               const Acc* b_slab, int ldb, int tile_m, int tile_n, int kc) const {
+    HostMicroKernel<Acc, TM, TN>::multiply(c, ldc, accumulate, a_slab + row_of(tile_m, 0) * lda, lda,
+                                           b_slab + col_of(tile_n, 0), ldb, kc);
+  }
+
+  // Host spaces skip micro-tiles that lie wholly past C's edges (an edge block's rows past M):
+  // their products would be thrown away. GPU threads work their tiles in step whatever they hold.
+  KOKKOS_INLINE_FUNCTION bool tile_in_c(const BlockOrigin& at, int tile_m, int tile_n) const {
+    return kKRuns || (at.m0 + row_of(tile_m, 0) < this->args.M() && at.n0 + col_of(tile_n, 0) < this->args.N());
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
@@ -104,21 +111,21 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
     bool first = true;
     // One micro-tile per thread (GPUs): its position is worked out once, not on every slab.
     const int own_tile_m = team.team_rank() / tiles_n, own_tile_n = team.team_rank() % tiles_n;
-    const bool has_tile = team.team_rank() < tiles;
-    this->for_each_slab(team, scratch, at, [&](const Acc* a_slab, const Acc* b_slab, int kc) {
+    const bool has_tile = team.team_rank() < tiles && tile_in_c(at, own_tile_m, own_tile_n);
+    this->for_each_slab(team, scratch, at, [&](const Acc* a_slab, int lda, const Acc* b_slab, int ldb, int kc) {
       if (in_registers) {
-        if (has_tile) multiply(acc, a_slab, b_slab, own_tile_m, own_tile_n, kc);
+        if (has_tile) multiply(acc, a_slab, lda, b_slab, ldb, own_tile_m, own_tile_n, kc);
         return;
       }
       for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
         const int tile_m = t / tiles_n, tile_n = t % tiles_n;
         if constexpr (kKRuns) {
           load_partial(acc, partial, tile_m, tile_n, first);
-          multiply(acc, a_slab, b_slab, tile_m, tile_n, kc);
+          multiply(acc, a_slab, lda, b_slab, ldb, tile_m, tile_n, kc);
           store_partial(acc, partial, tile_m, tile_n);
-        } else {  // the host micro-kernel reads and writes the partial sums itself
-          multiply_on_host(partial + row_of(tile_m, 0) * this->nb + col_of(tile_n, 0), this->nb, !first, a_slab,
-                           b_slab, tile_m, tile_n, kc);
+        } else if (tile_in_c(at, tile_m, tile_n)) {  // the micro-kernel reads and writes the partial sums itself
+          multiply_on_host(partial + row_of(tile_m, 0) * this->nb + col_of(tile_n, 0), this->nb, !first, a_slab, lda,
+                           b_slab, ldb, tile_m, tile_n, kc);
         }
       }
       first = false;
@@ -126,6 +133,7 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
 
     for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
       const int tile_m = t / tiles_n, tile_n = t % tiles_n;
+      if (!tile_in_c(at, tile_m, tile_n)) continue;
       if constexpr (kKRuns) {
         // Element by element: storing runs (store_results) raised the 8x8 tile's registers from
         // 168 to 205 (H100 build), more than the fewer stores gain.

@@ -1,12 +1,13 @@
 #pragma once
 // The host spaces' register-blocked micro-kernel: acc[TM][TN] += a_panel (x) b_panel over kc,
 // a_panel TM rows of kc contiguous values (lda apart), b_panel kc rows of TN contiguous values
-// (ldb apart). In fp32 and with TN a multiple of the native SIMD width, the tile is held in
-// TM x TN / width vector registers for the whole panel: per k, TN / width vector loads of B
-// and TM broadcasts of A (one element of each row) feed TM x TN / width fused multiply-adds. The width
-// is the compile target's (GCC/Clang vector extensions): 16 floats with AVX-512, 8 with AVX, 4
-// with SSE or NEON. Everything else (other element types, narrower tiles, device code, compilers
-// without vector extensions) takes the plain loop, which the compiler vectorises as it can.
+// (ldb apart). In fp32 and with TN a multiple of 4, the tile is held in TM x TN / width vector
+// registers for the whole panel: per k, TN / width vector loads of B and TM broadcasts of A
+// (one element of each row) feed TM x TN / width fused multiply-adds. The width is the compile
+// target's (GCC/Clang vector extensions: 16 floats with AVX-512, 8 with AVX, 4 with SSE or
+// NEON), or a half or a quarter of it where TN needs. Everything else (other element types,
+// narrower tiles, device code, compilers without vector extensions) takes the plain loop,
+// which the compiler vectorises as it can.
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
@@ -23,14 +24,38 @@ constexpr int kHostFloatLanes = 4;
 #else
 constexpr int kHostFloatLanes = 1;
 #endif
-// One register of floats; the unaligned, aliasing twin is what panels are read through (B's
-// panels are aligned in practice, and unaligned loads of aligned data cost nothing extra).
-typedef float HostFloats __attribute__((vector_size(kHostFloatLanes * sizeof(float))));
-typedef float HostFloatsInMemory __attribute__((vector_size(kHostFloatLanes * sizeof(float)), aligned(sizeof(float)), may_alias));
+// Registers of 4, 8 or 16 floats (as wide as the target's go); the unaligned, aliasing twin is
+// what panels are read through (B's panels are aligned in practice, and unaligned loads of
+// aligned data cost nothing extra).
+template <int Lanes>
+struct HostFloatVectors {};
+#define KGEMM_HOST_FLOAT_VECTORS(LANES)                                                                    \
+  template <>                                                                                            \
+  struct HostFloatVectors<LANES> {                                                                       \
+    typedef float Register __attribute__((vector_size(LANES * sizeof(float))));                          \
+    typedef float InMemory __attribute__((vector_size(LANES * sizeof(float)), aligned(sizeof(float)), may_alias)); \
+  };
+#if defined(__AVX512F__)
+KGEMM_HOST_FLOAT_VECTORS(16)
+#endif
+#if defined(__AVX__)
+KGEMM_HOST_FLOAT_VECTORS(8)
+#endif
+KGEMM_HOST_FLOAT_VECTORS(4)
+#undef KGEMM_HOST_FLOAT_VECTORS
 #else
 #define KGEMM_HOST_VECTORS 0
 constexpr int kHostFloatLanes = 1;
 #endif
+
+// The widest register (the native width, halved down to 4 floats) whose lanes divide a tile
+// row of `tn` floats: 8x8 tiles take 8-float registers on AVX-512 rather than the plain loop,
+// which the compiler fills with shuffles (one thread, 8x8x8 products: 10x slower). 1: none.
+constexpr int host_tile_lanes(int tn) {
+  for (int lanes = kHostFloatLanes; lanes >= 4; lanes /= 2)
+    if (tn % lanes == 0) return lanes;
+  return 1;
+}
 // The tile's loops unrolled whole, so its vectors stay in registers (nvcc, which compiles host
 // code for CUDA builds, does not know GCC's pragma).
 #if defined(__CUDACC__)
@@ -41,9 +66,9 @@ constexpr int kHostFloatLanes = 1;
 
 template <class T, int TM, int TN>
 struct HostMicroKernel {
-  // Whether the tile runs in vector registers on this compile target.
-  static constexpr bool kVectors = KGEMM_HOST_VECTORS && kHostFloatLanes > 1 && TN % kHostFloatLanes == 0 &&
-                                   std::is_same<T, float>::value;
+  // Whether the tile runs in vector registers on this compile target, and their width.
+  static constexpr int kLanes = host_tile_lanes(TN);
+  static constexpr bool kVectors = KGEMM_HOST_VECTORS && kLanes > 1 && std::is_same<T, float>::value;
 
   // c: the tile, rows ldc apart, added to where accumulate holds, else overwritten.
   KOKKOS_INLINE_FUNCTION static void multiply(T* c, int ldc, bool accumulate, const T* a, int lda, const T* b, int ldb,
@@ -71,21 +96,23 @@ struct HostMicroKernel {
 
 #if KGEMM_HOST_VECTORS
  private:
-  static constexpr int kVectorsPerRow = TN / kHostFloatLanes;
+  static constexpr int kVectorsPerRow = TN / kLanes;
 
   KOKKOS_INLINE_FUNCTION static void multiply_vectors(float* c, int ldc, bool accumulate, const float* a, int lda,
                                                       const float* b, int ldb, int kc) {
+    using HostFloats = typename HostFloatVectors<kLanes>::Register;
+    using HostFloatsInMemory = typename HostFloatVectors<kLanes>::InMemory;
     HostFloats acc[TM][kVectorsPerRow];
     KGEMM_HOST_UNROLL
     for (int ii = 0; ii < TM; ++ii)
       KGEMM_HOST_UNROLL
       for (int v = 0; v < kVectorsPerRow; ++v)
-        acc[ii][v] = accumulate ? *reinterpret_cast<const HostFloatsInMemory*>(c + ii * ldc + v * kHostFloatLanes)
+        acc[ii][v] = accumulate ? *reinterpret_cast<const HostFloatsInMemory*>(c + ii * ldc + v * kLanes)
                                 : HostFloats{};
     for (int k = 0; k < kc; ++k, ++a, b += ldb) {
       HostFloats b_k[kVectorsPerRow];
       KGEMM_HOST_UNROLL
-      for (int v = 0; v < kVectorsPerRow; ++v) b_k[v] = *reinterpret_cast<const HostFloatsInMemory*>(b + v * kHostFloatLanes);
+      for (int v = 0; v < kVectorsPerRow; ++v) b_k[v] = *reinterpret_cast<const HostFloatsInMemory*>(b + v * kLanes);
       KGEMM_HOST_UNROLL
       for (int ii = 0; ii < TM; ++ii) {
         const float a_ik = a[ii * lda];
@@ -97,7 +124,7 @@ struct HostMicroKernel {
     for (int ii = 0; ii < TM; ++ii)
       KGEMM_HOST_UNROLL
       for (int v = 0; v < kVectorsPerRow; ++v)
-        *reinterpret_cast<HostFloatsInMemory*>(c + ii * ldc + v * kHostFloatLanes) = acc[ii][v];
+        *reinterpret_cast<HostFloatsInMemory*>(c + ii * ldc + v * kLanes) = acc[ii][v];
   }
 #endif
 };
