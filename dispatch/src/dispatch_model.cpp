@@ -30,14 +30,11 @@ ConfigFit config_fit(const Problem& p, const Config& c, const DeviceInfo& device
   const double blocks_m = std::ceil(double(p.m) / c.mb), blocks_n = std::ceil(double(p.n) / c.nb);
   const double computed = blocks_m * c.mb * blocks_n * c.nb;
   fit.padding = computed > 0 ? double(p.m) * p.n / computed : 0;
-  // Split K as the kernels cut it (SlabPipeline): whole slabs per split, no split left empty.
-  const int slabs = ceil_div(p.k, c.kb);
-  const int slabs_per_split = slabs > c.ks ? ceil_div(slabs, c.ks) : 1;
-  const int splits = slabs > 0 ? ceil_div(slabs, slabs_per_split) : 1;
-  fit.teams = std::ceil(blocks_m * blocks_n * p.batch / std::max(c.bb, 1)) * splits;
+  const SlabSplit split = split_slabs(c, p.k);  // as the kernels cut K
+  fit.teams = std::ceil(blocks_m * blocks_n * p.batch / std::max(c.bb, 1)) * split.splits;
   fit.slots = team_slots(c, device);
   fit.fill = fit.teams > 0 ? fit.teams / (std::ceil(fit.teams / fit.slots) * fit.slots) : 0;
-  fit.team_depth = int(std::min<std::int64_t>(p.k, std::int64_t(slabs_per_split) * c.kb));
+  fit.team_depth = int(std::min<std::int64_t>(p.k, std::int64_t(split.slabs_per_split) * c.kb));
   fit.fixed_depth = device.is_host() ? kHostFixedDepth
                                      : (c.slab_buffers ? c.slab_buffers : kGpuSlabBuffers) * std::min(c.kb, p.k);
   // No K, no arithmetic: nothing for a fixed cost to weigh against.

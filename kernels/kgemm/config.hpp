@@ -48,6 +48,17 @@ struct Config {
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };
 
+// How the kernels cut a K extent for a config: kb-deep slabs, whole slabs per split (Config::ks),
+// no split left empty, so splits <= ks.
+struct SlabSplit {
+  int slabs, slabs_per_split, splits;
+};
+constexpr SlabSplit split_slabs(const Config& config, int k) {
+  const int slabs = ceil_div(k, config.kb);
+  const int per_split = slabs > config.ks ? ceil_div(slabs, config.ks) : 1;
+  return {slabs, per_split, slabs > 0 ? ceil_div(slabs, per_split) : 1};
+}
+
 std::string to_string(const Config& config);
 
 // "ROWSxCOLS", as the messages about tiles, blocks and operands name extents.

@@ -84,8 +84,9 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
         ld_a(c.kb + kPad), ld_b(c.nb + BPadRuns * kPad),
         slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()),
         walk_n_first(!Traits::is_gpu && a.N() < a.M()) {
-    slabs_per_split = slabs > c.ks ? ceil_div(slabs, c.ks) : 1;
-    splits = slabs > 0 ? ceil_div(slabs, slabs_per_split) : 1;
+    const SlabSplit split = split_slabs(c, a.K());
+    slabs_per_split = split.slabs_per_split;
+    splits = split.splits;
     // Worked out here, not by every thread for every slab.
     const int last_k = a.K() - (slabs - 1) * kb;
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;

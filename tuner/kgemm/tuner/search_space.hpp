@@ -37,10 +37,8 @@ inline long grid_blocks(const Config& c, const Problem& problem) {
 }
 
 // K slabs of a block, and of one team: the whole K, or its split's share.
-inline int block_slabs(const Config& c, const Problem& problem) { return (problem.k + c.kb - 1) / c.kb; }
-inline int slabs_per_team(const Config& c, const Problem& problem) {
-  return (block_slabs(c, problem) + c.ks - 1) / c.ks;
-}
+inline int block_slabs(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs; }
+inline int slabs_per_team(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs_per_split; }
 
 // Split K pays when the grid of blocks is too small to fill the device and each split still
 // has a few slabs to pipeline; above this many blocks, a grid fills any current GPU.
