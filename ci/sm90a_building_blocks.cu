@@ -13,10 +13,18 @@ static_assert(wg::swizzled_offset(0, 0) == 0 && wg::swizzled_offset(0, 63) == 63
 static_assert(wg::swizzled_offset(1, 0) == 64 + 8 && wg::swizzled_offset(1, 8) == 64, "row 1 swaps chunks 0 and 1");
 static_assert(wg::swizzled_offset(7, 9) == 7 * 64 + 6 * 8 + 1, "row 7: chunk 1 -> 6");
 static_assert(wg::swizzled_offset(8, 9) == wg::swizzled_offset(0, 9) + 8 * 64, "the pattern repeats every 8 rows");
-static_assert(wg::descriptor_k_major_sw128(0x400) == ((std::uint64_t(1) << 62) | (std::uint64_t(64) << 32) |
+static_assert(wg::descriptor_k_major(0x400, 128) == ((std::uint64_t(1) << 62) | (std::uint64_t(64) << 32) |
                                                       (std::uint64_t(1) << 16) | 0x40),
               "descriptor: 128-byte swizzle, 1024-byte group stride, address / 16");
-static_assert((wg::descriptor_k_major_sw128(0x3FFF0) & 0x3FFF) == 0x3FFF, "14 address bits");
+static_assert((wg::descriptor_k_major(0x3FFF0, 128) & 0x3FFF) == 0x3FFF, "14 address bits");
+static_assert(wg::SwizzledSlab{64, 32}.offset(2, 0) == 2 * 32 + 8, "64-byte swizzle: rows 2 and 3 swap chunks 0 and 1");
+static_assert(wg::SwizzledSlab{16, 64}.offset(3, 70) == 16 * 64 + 3 * 64 + 3 * 8 + 6, "second tile, row 3: chunk 0 -> 3");
+static_assert(wg::descriptor_k_major(0x200, 64) == ((std::uint64_t(2) << 62) | (std::uint64_t(32) << 32) |
+                                                   (std::uint64_t(1) << 16) | 0x20),
+              "descriptor: 64-byte swizzle, 512-byte group stride");
+static_assert(wg::descriptor_mn_major(0x800, 4096) == ((std::uint64_t(1) << 62) | (std::uint64_t(64) << 32) |
+                                                      (std::uint64_t(256) << 16) | 0x80),
+              "MN-major descriptor: tiles 4096 bytes apart (leading), 8-row groups 1024 apart (stride)");
 
 __global__ void mma_sync_blocks(float* out) {
 #if defined(KGEMM_MMA)
@@ -39,7 +47,7 @@ __global__ void mma_sync_blocks(float* out) {
 #endif
 }
 
-template <int N>
+template <int N, bool BMnMajor>
 __global__ void wgmma_blocks(float* out) {
 #if defined(KGEMM_WGMMA)
   extern __shared__ __align__(1024) unsigned char tiles[];
@@ -51,7 +59,9 @@ __global__ void wgmma_blocks(float* out) {
   for (int i = 0; i < N / 2; ++i) d[i] = 0.0f;
   wg::pin_accumulators(d);
   wg::fence();
-  wg::mma_async<N>(d, wg::descriptor_k_major_sw128(base), wg::descriptor_k_major_sw128(base + 64 * 128), false);
+  const std::uint64_t desc_b = BMnMajor ? wg::descriptor_mn_major(base + 64 * 128, 16 * 128)
+                                        : wg::descriptor_k_major(base + 64 * 128, 128);
+  wg::mma_async<N, BMnMajor>(d, wg::descriptor_k_major(base, 128), desc_b, false);
   wg::commit_group();
   wg::wait_group<0>();
   wg::pin_accumulators(d);
@@ -62,6 +72,7 @@ __global__ void wgmma_blocks(float* out) {
 #endif
 }
 
-template __global__ void wgmma_blocks<64>(float*);
-template __global__ void wgmma_blocks<128>(float*);
-template __global__ void wgmma_blocks<256>(float*);
+template __global__ void wgmma_blocks<64, false>(float*);
+template __global__ void wgmma_blocks<128, false>(float*);
+template __global__ void wgmma_blocks<256, false>(float*);
+template __global__ void wgmma_blocks<128, true>(float*);

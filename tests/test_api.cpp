@@ -43,6 +43,10 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   EXPECT_EQ(parse_config(to_string(deep)), deep);
   EXPECT_EQ(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st0_tc"), tensor_cores);
   EXPECT_NE(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st2_tc"), tensor_cores);
+  const Config warpgroups{128, 128, 32, 64, 128, 256, true, 2, 1, 3, true};
+  EXPECT_EQ(to_string(warpgroups), "mb128_nb128_kb32_tm64_tn128_team256_ks2_st3_wg");
+  EXPECT_EQ(parse_config(to_string(warpgroups)), warpgroups);
+  EXPECT_NE(parse_config("mb128_nb128_kb32_tm64_tn64_team512_wg"), parse_config("mb128_nb128_kb32_tm64_tn64_team128_tc"));
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
                           "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc",
@@ -50,7 +54,8 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_ks4", "mb128_nb64_kb16_tm8_tn4_team256_ks-2",
                           "mb16_nb16_kb16_tm4_tn4_team128_bb8_ks1", "mb16_nb16_kb16_tm4_tn4_team128_bb8_bb8",
                           "mb16_nb16_kb16_tm4_tn4_team128_bb", "mb16_nb16_kb16_tm4_tn4_team128_st3_bb8",
-                          "mb16_nb16_kb16_tm4_tn4_team128_st"})
+                          "mb16_nb16_kb16_tm4_tn4_team128_st", "mb128_nb128_kb32_tm64_tn128_team256_tc_wg",
+                          "mb128_nb128_kb32_tm64_tn128_team256_wg_tc", "mb128_nb128_kb32_tm64_tn128_team256wg"})
     EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
 }
 
@@ -58,8 +63,8 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
 // broken, never a division by zero, a wrapped integer or a bare "stoi".
 TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
   const std::pair<const char*, const char*> cases[] = {
-      {"mb64_nb64_kb32_tm0_tn4_team16", "tm must be 1 to 64"},
-      {"mb64_nb64_kb32_tm4_tn0_team16", "tn must be 1 to 64"},
+      {"mb64_nb64_kb32_tm0_tn4_team16", "tm must be 1 to 128"},
+      {"mb64_nb64_kb32_tm4_tn0_team16", "tn must be 1 to 128"},
       {"mb99999999999_nb64_kb32_tm4_tn4_team16", "'mb99999999999': mb must be 1 to 4096"},
       {"mb64_nb64_kb2147483647_tm4_tn4_team16", "kb must be 1 to 4096"},
       {"mb64_nb64_kb536870912_tm4_tn4_team16", "kb must be 1 to 4096"},
@@ -71,6 +76,10 @@ TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
       {"mb64_nb64_kb32_tm4_tn4_team6_bb4", "multiple of bb"},
       {"mb64_nb64_kb32_tm4_tn4_team16_ks2_bb2", "do not combine"},
       {"mb64_nb64_kb8_tm32_tn32_team128_tc", "multiple of 16"},
+      {"mb128_nb128_kb32_tm64_tn32_team512_wg", "warpgroup tile 64x32 is not a compiled variant; compiled: 64x64 64x128"},
+      {"mb128_nb128_kb48_tm64_tn128_team256_wg", "make kb 32 or a multiple of 64"},
+      {"mb128_nb128_kb32_tm64_tn128_team128_wg", "one 128-thread warpgroup per 64x128 tile: team 256"},
+      {"mb64_nb128_kb32_tm64_tn128_team256_bb2_wg", "one product per team"},
   };
   for (const auto& [text, reason] : cases) {
     try {
@@ -84,6 +93,7 @@ TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
   }
   EXPECT_EQ(why_malformed(Config{}), "");
   EXPECT_NE(why_malformed(Config{64, 64, 32, 4, 0, 16}), "");
+  EXPECT_NE(why_malformed(Config{128, 128, 32, 64, 128, 256, false, 1, 1, 0, true}).find("set tc as well"), std::string::npos);
 }
 
 TEST(ProblemKey, HugeOrMalformedNumbersAreRefused) {
@@ -216,6 +226,17 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
       expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 16, 16, 512, true})); }, {"tensor-core warp tile", "32x32"});
     } else {
       expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"uses tensor cores", "drop _tc"});
+    }
+    // Warpgroup configs: fp16 data, and a build and GPU with sm_90a code (else the reason says so).
+    const Config wg{128, 128, 32, 64, 128, 256, true, 1, 1, 0, true};
+    expect_rejected([&] { gemm(A, B, C, with(wg)); }, {TensorCores<Space>::available ? "multiply fp16 data" : "uses tensor cores"});
+    if (TensorCores<Space>::available) {
+      using Half = Kokkos::View<half**, Kokkos::LayoutRight, typename Space::memory_space>;
+      const std::string why = why_illegal<Space>(Problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 96, 40, 1}, wg);
+      if (why.find("sm_90a") == std::string::npos) {  // this build and GPU run warpgroup configs
+        Half Ah("Ah", 130, 40), Bt("Bt", 96, 40), Ch("Ch", 130, 96);
+        expect_rejected([&] { gemm(Space(), Op::N, Op::T, 1.0f, Ah, Bt, 0.0f, Ch, with(wg)); }, {"row-major", "use _tc"});
+      }
     }
     Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> A3("A3", 3, 8, 5), C3("C3", 2, 8, 6);
     expect_rejected([&] { batched_gemm(space, Op::N, Op::N, 1.0f, A3, B, 0.0f, C3); }, {"batch counts differ"});

@@ -86,8 +86,8 @@ __global__ void __launch_bounds__(kWarpgroup) gemm_one_stage(const __half* a, co
     wg::fence();
 #pragma unroll
     for (int kk = 0; kk < wg::kTileK; kk += wg::kInstructionK)
-      wg::mma_async<N>(d, wg::descriptor_k_major_sw128(shared_address(tile_a + kk)),
-                       wg::descriptor_k_major_sw128(shared_address(tile_b + kk)), k0 + kk > 0);
+      wg::mma_async<N>(d, wg::descriptor_k_major(shared_address(tile_a + kk), 128),
+                       wg::descriptor_k_major(shared_address(tile_b + kk), 128), k0 + kk > 0);
     wg::commit_group();
     wg::wait_group<0>();
     wg::pin_accumulators(d);
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(kWarpgroup) peak(const __half* a, const __half
     wg::fence();
 #pragma unroll
     for (int kk = 0; kk < wg::kTileK; kk += wg::kInstructionK)
-      wg::mma_async<N>(d, wg::descriptor_k_major_sw128(shared_address(tile_a + kk)),
-                       wg::descriptor_k_major_sw128(shared_address(tile_b + kk)), true);
+      wg::mma_async<N>(d, wg::descriptor_k_major(shared_address(tile_a + kk), 128),
+                       wg::descriptor_k_major(shared_address(tile_b + kk), 128), true);
     wg::commit_group();
     wg::wait_group<1>();
   }

@@ -1,8 +1,8 @@
 #pragma once
 // The tunable parameters of the GEMM kernels, printable as one canonical string
 // ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._bb8" for products per
-// team, "..._st3" for three slab buffers, "..._tc" for tensor cores) that parses back: log
-// lines, YAML and benchmark labels use it.
+// team, "..._st3" for three slab buffers, "..._tc" for tensor cores, "..._wg" for Hopper's
+// warpgroup MMA) that parses back: log lines, YAML and benchmark labels use it.
 #include <string>
 
 namespace kgemm {
@@ -33,17 +33,22 @@ struct Config {
   // pipelines keep more copies in flight, for teams whose slabs are short next to the latency
   // of global memory, at the price of scratch.
   int slab_buffers = 0;
+  // Tensor cores through Hopper's warpgroup MMA (`wgmma`, fp16 data, sm_90a device code; tc is
+  // set too): tm x tn is then a warpgroup's tile (64 x 64 or 64 x 128), four warps per tile,
+  // slabs staged in the swizzled layouts the instruction reads.
+  bool wg = false;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
   int micro_tiles() const { return (mb / tm) * (nb / tn); }
-  int threads_per_tile() const { return tc ? 32 : 1; }
+  int threads_per_tile() const { return wg ? 128 : tc ? 32 : 1; }
   int threads_per_product() const { return team / bb; }
   int tiles_per_thread() const { return (micro_tiles() + threads_per_product() - 1) / threads_per_product(); }
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.tc == b.tc;
+           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.tc == b.tc &&
+           a.wg == b.wg;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };

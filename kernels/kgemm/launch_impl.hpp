@@ -15,9 +15,41 @@
 #include "kgemm/tensor_core_gemm.hpp"
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/variants.hpp"
+#include "kgemm/warpgroup_gemm.hpp"
 
 namespace kgemm {
 namespace detail {
+namespace {
+// Whether this translation unit's device code, as the device loaded it, multiplies with
+// Hopper's warpgroup MMA (compiled for sm_90a and running on a GPU of compute capability 9.0;
+// the driver picks one of the build's device codes per GPU): asked of a one-thread kernel, once.
+// Defined per translation unit (internal linkage), so the answer is about the kernels launched
+// beside it, never another unit's build.
+template <class ExecSpace>
+struct WarpgroupProbe {
+  Kokkos::View<int, typename ExecSpace::memory_space> has;
+  KOKKOS_INLINE_FUNCTION void operator()(int) const {
+#if defined(KGEMM_WGMMA)
+    has() = 1;
+#endif
+  }
+};
+template <class ExecSpace>
+bool warpgroups_in_device_code() {
+  if constexpr (!TensorCores<ExecSpace>::available) {
+    return false;
+  } else {
+    static const bool has = [] {
+      WarpgroupProbe<ExecSpace> probe{Kokkos::View<int, typename ExecSpace::memory_space>("kgemm::warpgroup_probe")};
+      Kokkos::parallel_for("kgemm::warpgroup_probe", Kokkos::RangePolicy<ExecSpace>(0, 1), probe);
+      int on_device = 0;
+      Kokkos::deep_copy(on_device, probe.has);
+      return on_device == 1;
+    }();
+    return has;
+  }
+}
+}  // namespace
 
 // The checks below return why a call cannot run, empty when it can; they run on every call, so
 // the reasons are built only when a check fails.
@@ -76,6 +108,11 @@ std::string why_no_tensor_cores(const Config& c, Accum accum) {
   if (!Cores::available)
     return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop _tc");
   if (accum != Accum::F32) return config_reason(c, ": tensor-core configs accumulate in fp32; drop _tc for fp16 accumulation");
+  if (c.wg && dtype_of<Scalar>() != DType::F16)
+    return config_reason(c, ": warpgroup configs multiply fp16 data; fp32 data takes _tc (3xTF32)");
+  if (c.wg && !warpgroups_in_device_code<ExecSpace>())
+    return config_reason(c, " uses Hopper's warpgroup MMA, which needs a GPU of compute capability 9.0 and kgemm built "
+                            "with sm_90a device code (KGEMM_CUDA_SM90A=ON); this build or GPU has none: use _tc");
   if (dtype_of<Scalar>() == DType::F16 && !Cores::on_device())
     return config_reason(c, " uses tensor cores, which kgemm runs on GPUs of compute capability 7.5 or newer "
                             "(this one is older); drop _tc");
@@ -88,7 +125,7 @@ std::string why_no_tensor_cores(const Config& c, Accum accum) {
 // The policy the functor launches with, or the reason it cannot (scratch or team size over
 // what the space allows).
 template <class ExecSpace, class Functor>
-std::optional<KernelTeamPolicy<ExecSpace>> make_policy(const ExecSpace& space, const Functor& functor, const Config& c,
+std::optional<typename Functor::LaunchPolicy> make_policy(const ExecSpace& space, const Functor& functor, const Config& c,
                                                        std::string& why) {
   const std::size_t scratch = functor.scratch_bytes();
   constexpr int level = SpaceTraits<ExecSpace>::scratch_level;
@@ -99,7 +136,8 @@ std::optional<KernelTeamPolicy<ExecSpace>> make_policy(const ExecSpace& space, c
                                "; shrink mb, nb or kb");
     return std::nullopt;
   }
-  KernelTeamPolicy<ExecSpace> policy(space, functor.league_size(), Kokkos::AUTO);
+  using Policy = typename Functor::LaunchPolicy;
+  Policy policy(space, functor.league_size(), Kokkos::AUTO);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch));
   const int team_max = policy.team_size_max(functor, Kokkos::ParallelForTag());
   if (c.team > team_max) {
@@ -107,7 +145,7 @@ std::optional<KernelTeamPolicy<ExecSpace>> make_policy(const ExecSpace& space, c
                                "'s maximum of " + std::to_string(team_max) + " for this kernel; lower team");
     return std::nullopt;
   }
-  return KernelTeamPolicy<ExecSpace>(space, functor.league_size(), c.team)
+  return Policy(space, functor.league_size(), c.team)
       .set_scratch_size(level, Kokkos::PerTeam(scratch));
 }
 
@@ -178,6 +216,22 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
   const auto launch_with_policy = [&](const auto& functor) {
     if (auto policy = make_policy(space, functor, c, why)) f(functor, *policy);
   };
+  if (c.wg) {
+    if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
+      with_warpgroup_tile(c.tm, c.tn, [&](auto tile) {
+        with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
+          using Kernel = WarpgroupGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value>;
+          if (Kernel::applies(args, c))
+            launch_with_policy(Kernel(args, c));
+          else
+            why = config_reason(c, " stages its slabs for wgmma as 16-byte runs, which needs op(A) and op(B) row-major "
+                                   "with 16-byte aligned rows (K and N multiples of 8), kb / 8 and nb / 8 powers of two "
+                                   "and team / (kb / 8), team / (nb / 8) multiples of 8; use _tc for this call");
+        });
+      });
+    }
+    return why;
+  }
   if (c.tc) {
     if constexpr (TensorCores<ExecSpace>::available) {
       with_warp_tile(c.tm, c.tn, [&](auto tile) {

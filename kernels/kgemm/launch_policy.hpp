@@ -13,6 +13,13 @@ namespace kgemm {
 template <class ExecSpace>
 using KernelTeamPolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
 
+// The same with launch bounds (teams of at most MaxThreads, MinTeams of them resident per
+// multiprocessor), for kernels that hold just over a register budget that halves their teams
+// per multiprocessor.
+template <class ExecSpace, int MaxThreads, int MinTeams>
+using BoundedTeamPolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t,
+                                             Kokkos::LaunchBounds<MaxThreads, MinTeams>>;
+
 template <class ExecSpace>
 using KernelRangePolicy = Kokkos::RangePolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
 

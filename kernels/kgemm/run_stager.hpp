@@ -14,10 +14,14 @@
 
 #include "kgemm/matrix_ref.hpp"
 #include "kgemm/spaces/space_traits.hpp"
+#include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace kgemm {
 
-template <class ExecSpace, class Scalar>
+// Swizzled: slabs in wgmma's tiles (wgmma::SwizzledSlab, rows of `ld` elements) instead of
+// row-major rows `ld` apart. A run's place in its row then depends on the row modulo 8, so the
+// rows one thread copies must lie a multiple of 8 apart: its place stays the same from copy to copy.
+template <class ExecSpace, class Scalar, bool Swizzled = false>
 struct RunPlan {
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr int kRun = Traits::copy_run_bytes > int(sizeof(Scalar)) ? Traits::copy_run_bytes / int(sizeof(Scalar)) : 1;
@@ -31,14 +35,14 @@ struct RunPlan {
     return Traits::copy_run_bytes == kRun * int(sizeof(Scalar)) && src.col_stride == 1 &&
            reinterpret_cast<std::uintptr_t>(src.data) % Traits::copy_run_bytes == 0 && src.row_stride % kRun == 0 &&
            src.batch_stride % kRun == 0 && cols % kRun == 0 && power_of_two(runs) && power_of_two(threads) &&
-           threads >= runs;
+           threads >= runs && (!Swizzled || threads / runs % wgmma::kSwizzleRows == 0);
   }
 
   int rows = 0;       // tile rows
   int run_shift = 0;  // log2 of the runs per tile row
   int row_step = 1;   // rows between one thread's copies: the rows the team covers at a time
   int row_step_shift = 0;  // its log2
-  int ld = 0;         // slab row length
+  int ld = 0;         // slab row length (swizzled: tile row length)
   int kb = 0;         // the slab's extent along K
   bool k_cols = false;
   std::ptrdiff_t src_row_step = 0, src_slab = 0;  // source distances: row_step rows, one slab
@@ -71,7 +75,7 @@ struct RunPlan {
       const int cols_left = (plan.k_cols ? valid_cols - k0 : valid_cols) - col;
       const int run_bytes = (cols_left < kRun ? (cols_left > 0 ? cols_left : 0) : kRun) * int(sizeof(Scalar));
       const Scalar* src = from + slab * plan.src_slab;
-      Scalar* dst = to + row0 * plan.ld + col;
+      Scalar* dst = to + plan.slab_offset(row0, col);
       // Copy i is row row0 + i * row_step: inside the source while i < copies_inside.
       const int copies_inside = rows_inside > row0 ? (rows_inside - row0 + plan.row_step - 1) >> plan.row_step_shift : 0;
       if (run_bytes == kRun * int(sizeof(Scalar))) {  // the thread's runs are whole where inside
@@ -89,6 +93,14 @@ struct RunPlan {
       }
     }
   };
+
+  // Where tile element (row, col) goes in the slab.
+  KOKKOS_INLINE_FUNCTION int slab_offset(int row, int col) const {
+    if constexpr (Swizzled)
+      return wgmma::SwizzledSlab{rows, ld}.offset(row, col);
+    else
+      return row * ld + col;
+  }
 
   template <class Team>
   KOKKOS_INLINE_FUNCTION Copies thread(const Team& team, const MatrixRef<const Scalar>& src, int b, int r0, int c0) const {

@@ -15,10 +15,12 @@
 #include <type_traits>
 
 #include "kgemm/config.hpp"
+#include "kgemm/launch_policy.hpp"
 #include "kgemm/matrix_ref.hpp"
 #include "kgemm/packed.hpp"
 #include "kgemm/product_team.hpp"
 #include "kgemm/run_stager.hpp"
+#include "kgemm/slab_layout.hpp"
 #include "kgemm/slab_stager.hpp"
 #include "kgemm/split_workspace.hpp"
 #include "kgemm/spaces/space_traits.hpp"
@@ -46,20 +48,22 @@ struct OperandRuns<Plan, true> {
 
 // Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
 // launch chose where runs_apply() holds; otherwise through SlabStager.
-// BPadRuns: B slab rows are this many copy runs longer than the block (on GPUs; kernels whose
-// reads of B need another bank pattern ask for more than one).
-template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers, int BPadRuns = 1>
-struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
+// Layout: how slabs lie in scratch (slab_layout.hpp): row-major, padded, or in the swizzled
+// tiles of Hopper's warpgroup MMA, which only runs stage.
+template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers, class Layout = PaddedSlabs<>>
+struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
+  using LaunchPolicy = KernelTeamPolicy<ExecSpace>;  // what the kernel launches with
   using Traits = SpaceTraits<ExecSpace>;
-  static constexpr int kAlign = 64;  // scratch regions start on a cache line
+  static constexpr int kAlign = Layout::align;  // where scratch regions start
   using Stager = SlabStager<ExecSpace, Scalar, Slab>;
-  using Plan = RunPlan<ExecSpace, Scalar>;
+  using Plan = RunPlan<ExecSpace, Scalar, Layout::swizzled>;
   // Runs are copied as they are, into row-major slabs, by spaces that copy runs.
   static constexpr bool kRunsPossible =
       Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value;
   static_assert(!Runs || kRunsPossible, "kgemm: this pipeline cannot stage runs");
+  static_assert(Runs || !Layout::swizzled, "kgemm: swizzled slabs are staged as runs only");
   static_assert(SlabBuffers >= Traits::default_slab_buffers && SlabBuffers <= Traits::max_slab_buffers,
                 "kgemm: this space does not stage that many slab buffers");
   // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
@@ -81,7 +85,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m(ceil_div(a.M(), c.mb)), blocks_n(ceil_div(a.N(), c.nb)), k_multiple(k_mult),
-        ld_a(c.kb + kPad), ld_b(c.nb + BPadRuns * kPad),
+        ld_a(Layout::ld_a(c.kb, kPad)), ld_b(Layout::ld_b(c.nb, kPad)),
         slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()),
         walk_n_first(!Traits::is_gpu && a.N() < a.M()) {
     const SlabSplit split = split_slabs(c, a.K());
@@ -90,8 +94,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     // Worked out here, not by every thread for every slab.
     const int last_k = a.K() - (slabs - 1) * kb;
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
-    a_slab_elements = aligned_elements(std::size_t(mb) * ld_a);
-    buffer_elements = a_slab_elements + aligned_elements(std::size_t(kb) * ld_b);
+    a_slab_elements = aligned_elements(Layout::slab_elements(mb, kb, ld_a));
+    buffer_elements = a_slab_elements + aligned_elements(Layout::slab_elements(kb, nb, ld_b));
     if constexpr (Runs) {
       this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
       this->b_runs = Plan(a.B, c.kb, c.nb, c.threads_per_product(), ld_b, false);
@@ -204,8 +208,11 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
     // every thread's copies of this slab are visible and every thread is done with the previous
     // slab, whose buffer the copies of slab + ahead then overwrite. Each turn commits one group
     // of copies (empty past the split's end), so waiting until `ahead - 1` groups are left in
-    // flight waits for this slab's.
-    constexpr int ahead = SlabBuffers - 1;
+    // flight waits for this slab's. Where multiplications stay in flight past their turn
+    // (Layout::multiplies_in_flight), the copies run that many buffers less ahead: the buffer
+    // they overwrite is then one whose multiplication every thread has waited for.
+    constexpr int ahead = SlabBuffers - 1 - Layout::multiplies_in_flight(SlabBuffers);
+    static_assert(ahead >= 1 || SlabBuffers == 1, "kgemm: no slab buffer left to copy ahead into");
     if constexpr (ahead > 0) {
       auto multiply_slab = [&](int slab) {
         multiply(static_cast<const Slab*>(a_slab(slab)), ld_a, static_cast<const Slab*>(b_slab(slab)), ld_b, depth(slab));
@@ -221,6 +228,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar>, Runs> {
       }
       for (int slab = first; slab < end; ++slab) {
         Traits::template wait_scratch_copies<ahead - 1>();
+        Layout::copies_landed();
         team.team_barrier();
         if (slab + ahead < end) stage(slab + ahead);
         Traits::commit_scratch_copies();

@@ -14,11 +14,12 @@
 namespace kgemm {
 
 template <class ExecSpace, class Scalar, int WM, int WN, bool Runs, int SlabBuffers>
-struct TensorCoreGemm : SlabPipeline<ExecSpace, Scalar, Scalar, Runs, SlabBuffers,
-                                     TensorCores<ExecSpace>::template WarpTile<Scalar, WM, WN>::b_pad_runs> {
+struct TensorCoreGemm
+    : SlabPipeline<ExecSpace, Scalar, Scalar, Runs, SlabBuffers,
+                   PaddedSlabs<TensorCores<ExecSpace>::template WarpTile<Scalar, WM, WN>::b_pad_runs>> {
   using Cores = TensorCores<ExecSpace>;
   using Tile = typename Cores::template WarpTile<Scalar, WM, WN>;
-  using Pipeline = SlabPipeline<ExecSpace, Scalar, Scalar, Runs, SlabBuffers, Tile::b_pad_runs>;
+  using Pipeline = SlabPipeline<ExecSpace, Scalar, Scalar, Runs, SlabBuffers, PaddedSlabs<Tile::b_pad_runs>>;
   using typename Pipeline::Member;
 
   int warps_n;  // warp tiles across the block

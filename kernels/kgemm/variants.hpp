@@ -58,6 +58,14 @@ void for_each_warp_tile(F&& f) {
   f(MicroTile<64, 64>{});
 }
 
+// Warpgroup tiles (tm x tn per four warps, `wgmma` m64nN): CUDA on sm_90a, fp16 data. 64 x 128
+// is the wide one; 64 x 64 keeps more warpgroups per block.
+template <class F>
+void for_each_warpgroup_tile(F&& f) {
+  f(MicroTile<64, 64>{});
+  f(MicroTile<64, 128>{});
+}
+
 namespace detail {
 template <class ForEach>
 std::vector<std::pair<int, int>> tile_shapes(ForEach&& for_each) {
@@ -93,6 +101,10 @@ struct EachWarpTile {
   template <class F>
   void operator()(F&& f) const { for_each_warp_tile(f); }
 };
+struct EachWarpgroupTile {
+  template <class F>
+  void operator()(F&& f) const { for_each_warpgroup_tile(f); }
+};
 }  // namespace detail
 
 inline std::vector<std::pair<int, int>> micro_tiles() { return detail::tile_shapes(detail::EachMicroTile<true>{}); }
@@ -101,6 +113,7 @@ inline std::vector<std::pair<int, int>> micro_tiles_on(bool host) {
   return host ? micro_tiles() : detail::tile_shapes(detail::EachMicroTile<false>{});
 }
 inline std::vector<std::pair<int, int>> warp_tiles() { return detail::tile_shapes(detail::EachWarpTile{}); }
+inline std::vector<std::pair<int, int>> warpgroup_tiles() { return detail::tile_shapes(detail::EachWarpgroupTile{}); }
 
 // f(MicroTile<tm, tn>{}) among the tiles of a host space (Host) or a GPU space.
 template <bool Host, class F>
@@ -110,6 +123,10 @@ void with_micro_tile(int tm, int tn, F&& f) {
 template <class F>
 void with_warp_tile(int tm, int tn, F&& f) {
   detail::with_tile(detail::EachWarpTile{}, "tensor-core warp tile", tm, tn, f);
+}
+template <class F>
+void with_warpgroup_tile(int tm, int tn, F&& f) {
+  detail::with_tile(detail::EachWarpgroupTile{}, "warpgroup tile", tm, tn, f);
 }
 
 }  // namespace kgemm

@@ -21,7 +21,7 @@ struct Field {
   int absent = 0;  // optional fields: the value not written
 };
 constexpr int kMaxBlock = 4096;      // mb, nb, kb: a slab of 4096 x 4096 floats is 64 MiB
-constexpr int kMaxTile = 64;         // tm, tn: the largest compiled warp tile
+constexpr int kMaxTile = 128;        // tm, tn: the largest compiled tile (a warpgroup's 64 x 128)
 constexpr int kMaxTeam = 1 << 16;    // threads; Kokkos refuses more than the device has
 constexpr int kMaxSplits = 1024;     // ks
 constexpr int kMaxProducts = 1024;   // bb
@@ -34,9 +34,10 @@ constexpr Field kOptionalFields[] = {{"ks", &Config::ks, 1, kMaxSplits, 1},
                                      {"bb", &Config::bb, 1, kMaxProducts, 1},
                                      {"st", &Config::slab_buffers, 0, kMaxSlabBuffers, 0}};
 constexpr const char* kTensorCores = "_tc";
+constexpr const char* kWarpgroups = "_wg";
 constexpr const char* kFormat =
     "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team>, "
-    "_st<slab buffers> and _tc";
+    "_st<slab buffers> and _tc or _wg";
 
 std::string range_of(const Field& field) { return std::to_string(field.min) + " to " + std::to_string(field.max); }
 
@@ -55,14 +56,21 @@ const Field* field_out_of_range(const Config& c) {
 }
 
 // Without building the lists: this runs on every launch.
-bool compiled(bool tensor_cores, int tm, int tn) {
+bool compiled(const Config& c) {
   bool found = false;
-  const auto match = [&](auto tile) { found = found || (tile.tm == tm && tile.tn == tn); };
-  if (tensor_cores)
+  const auto match = [&](auto tile) { found = found || (tile.tm == c.tm && tile.tn == c.tn); };
+  if (c.wg)
+    for_each_warpgroup_tile(match);
+  else if (c.tc)
     for_each_warp_tile(match);
   else
     for_each_micro_tile(match);
   return found;
+}
+
+const char* tile_kind(const Config& c) { return c.wg ? "warpgroup tile " : c.tc ? "tensor-core warp tile " : "micro-tile "; }
+std::vector<std::pair<int, int>> tiles_of_kind(const Config& c) {
+  return c.wg ? warpgroup_tiles() : c.tc ? warp_tiles() : micro_tiles();
 }
 
 std::string tile_list(const std::vector<std::pair<int, int>>& tiles) {
@@ -92,16 +100,19 @@ std::string to_string(const Config& config) {
       out += '_';
       append(field);
     }
-  if (config.tc) out += kTensorCores;
+  if (config.wg)
+    out += kWarpgroups;
+  else if (config.tc)
+    out += kTensorCores;
   return out;
 }
 
 std::string why_malformed(const Config& c) {
   if (const Field* field = field_out_of_range(c))
     return std::string(field->key) + " = " + std::to_string(c.*field->member) + " is outside " + range_of(*field);
-  if (!compiled(c.tc, c.tm, c.tn))
-    return std::string(c.tc ? "tensor-core warp tile " : "micro-tile ") + dims(c.tm, c.tn) +
-           " is not a compiled variant; compiled:" + tile_list(c.tc ? warp_tiles() : micro_tiles());
+  if (c.wg && !c.tc) return "warpgroup configs (_wg) run on tensor cores; set tc as well";
+  if (!compiled(c))
+    return std::string(tile_kind(c)) + dims(c.tm, c.tn) + " is not a compiled variant; compiled:" + tile_list(tiles_of_kind(c));
   if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
     return "block " + dims(c.mb, c.nb) + " is not a multiple of the micro-tile " + dims(c.tm, c.tn) +
            "; choose mb a multiple of tm and nb a multiple of tn";
@@ -110,9 +121,13 @@ std::string why_malformed(const Config& c) {
            " products of equal teams; make team a multiple of bb";
   if (c.bb > 1 && c.ks > 1) return "several products per team (bb) and split K (ks) do not combine; set one of them to 1";
   if (c.tc && c.kb % 16 != 0) return "tensor-core slabs are 16-deep fragments; make kb a multiple of 16";
-  if (c.tc && c.threads_per_product() != 32 * c.micro_tiles())
-    return "a tensor-core team is one 32-thread warp per " + dims(c.tm, c.tn) + " tile: team " +
-           std::to_string(32 * c.micro_tiles() * c.bb) + " for this block" + (c.bb > 1 ? " and bb" : "");
+  if (c.wg && c.kb != 32 && c.kb % 64 != 0)
+    return "warpgroup slabs are swizzled tiles of 64 k (or one of 32); make kb 32 or a multiple of 64";
+  if (c.wg && c.bb > 1) return "warpgroup configs take one product per team; drop _bb";
+  if (c.tc && c.threads_per_product() != c.threads_per_tile() * c.micro_tiles())
+    return std::string("a tensor-core team is ") + (c.wg ? "one 128-thread warpgroup" : "one 32-thread warp") + " per " +
+           dims(c.tm, c.tn) + " tile: team " + std::to_string(c.threads_per_tile() * c.micro_tiles() * c.bb) +
+           " for this block" + (c.bb > 1 ? " and bb" : "");
   return "";
 }
 
@@ -126,9 +141,13 @@ Config parse_config(const std::string& text) {
     return *value;
   };
   Config config;
-  const std::string suffix = kTensorCores;
-  config.tc = text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-  std::istringstream in(config.tc ? text.substr(0, text.size() - suffix.size()) : text);
+  const auto ends_with = [&](const std::string& suffix) {
+    return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  config.wg = ends_with(kWarpgroups);
+  config.tc = config.wg || ends_with(kTensorCores);
+  const std::size_t suffix = config.tc ? std::string(config.wg ? kWarpgroups : kTensorCores).size() : 0;
+  std::istringstream in(text.substr(0, text.size() - suffix));
   std::string token;
   for (const Field& field : kFields) {
     const std::string key = field.key;

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "kgemm/spaces/mma_sync.hpp"
+#include "kgemm/spaces/warpgroup_mma.hpp"
 #endif
 
 namespace kgemm {
@@ -172,6 +173,68 @@ struct SplitTf32WarpTile : WarpAccumulators<WM, WN> {
 #endif
 };
 
+// Hopper's warpgroup MMA (sm_90a device code: KGEMM_WGMMA): four warps own a 64 x WN tile of C,
+// which `wgmma` multiplies straight from the slabs in shared memory, no fragment loads: A
+// K-major in tiles of a_row elements (64: 128-byte swizzle, or 32: 64-byte), B row-major as it
+// is (MN-major) in tiles of 64 columns (wgmma::SwizzledSlab). Each warp holds 16 rows of the
+// tile in the m16n8 accumulator layout, the one WarpAccumulators<16, WN> stores from.
+template <int WN>
+struct WarpgroupTile : WarpAccumulators<16, WN> {
+  using Base = WarpAccumulators<16, WN>;
+  using Base::acc;
+  static constexpr int threads = 128, b_row = 64;
+  int warp;  // in the warpgroup: its rows start at 16 * warp
+  KOKKOS_INLINE_FUNCTION explicit WarpgroupTile(int rank_in_group) : Base(rank_in_group % 32), warp(rank_in_group / 32) {}
+
+  // acc += A[row0 : row0 + 64, 0 : depth] * B[0 : depth, col0 : col0 + WN]; depth % 16 == 0.
+  // The A slab has `a_rows` rows, the B slab `b_rows` (its K extent). On return at most
+  // InFlight earlier calls' multiplications are still running (this call's among them when
+  // InFlight > 0): their slabs must not be overwritten yet, nor the accumulators read before
+  // finish().
+  template <int InFlight>
+  KOKKOS_INLINE_FUNCTION void multiply(const half* a_slab, int a_rows, int a_row, const half* b_slab, int b_rows,
+                                       int row0, int col0, int depth) {
+#if defined(KGEMM_WGMMA)
+    static_assert(sizeof(acc) == WN / 2 * sizeof(float), "the accumulators are wgmma's N / 2 floats a thread");
+    float(&d)[WN / 2] = reinterpret_cast<float(&)[WN / 2]>(acc);
+    constexpr int kBytes = sizeof(half);
+    const unsigned a_base = detail::shared_address(a_slab + row0 * a_row);
+    const unsigned b_base = detail::shared_address(b_slab + col0 / b_row * b_rows * b_row);
+    const unsigned a_tile_bytes = kBytes * a_rows * a_row, b_tile_bytes = kBytes * b_rows * b_row;
+    wgmma::pin_accumulators(d);
+    wgmma::fence();
+    for (int k = 0; k < depth; k += wgmma::kInstructionK) {
+      const unsigned a_at = a_base + k / a_row * a_tile_bytes + kBytes * (k % a_row);
+      const unsigned b_at = b_base + kBytes * k * b_row;
+      wgmma::mma_async<WN, true>(d, wgmma::descriptor_k_major(a_at, kBytes * a_row),
+                                 wgmma::descriptor_mn_major(b_at, b_tile_bytes), true);
+    }
+    wgmma::commit_group();
+    wgmma::wait_group<InFlight>();
+    wgmma::pin_accumulators(d);
+#else
+    (void)a_slab, (void)a_rows, (void)a_row, (void)b_slab, (void)b_rows, (void)row0, (void)col0, (void)depth;
+    Base::unsupported("kgemm: warpgroup configs (_wg) need device code compiled for sm_90a and a GPU of compute capability 9.0");
+#endif
+  }
+
+  // Waits for every multiplication still in flight: the accumulators are then final.
+  KOKKOS_INLINE_FUNCTION void finish() {
+#if defined(KGEMM_WGMMA)
+    float(&d)[WN / 2] = reinterpret_cast<float(&)[WN / 2]>(acc);
+    wgmma::wait_group<0>();
+    wgmma::pin_accumulators(d);
+#endif
+  }
+
+  // f(i, j, value_j, value_j+1) over the thread's elements of the 64 x WN tile.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_pair(F&& f) const {
+    const int rows = 16 * warp;
+    Base::for_each_pair([&](int i, int j, float first, float second) { f(rows + i, j, first, second); });
+  }
+};
+
 template <>
 struct TensorCores<Kokkos::Cuda> {
   static constexpr bool available = true;
@@ -181,6 +244,10 @@ struct TensorCores<Kokkos::Cuda> {
   // The warp tile for fp16 slabs (HalfWarpTile) or fp32 slabs (SplitTf32WarpTile).
   template <class Slab, int WM, int WN>
   using WarpTile = std::conditional_t<std::is_same<Slab, float>::value, SplitTf32WarpTile<WM, WN>, HalfWarpTile<WM, WN>>;
+  // A warpgroup's 64 x WN tile (fp16 slabs, sm_90a), and how many threads own one.
+  template <int WN>
+  using GroupTile = WarpgroupTile<WN>;
+  static constexpr int warpgroup = 128;
   // Whether the device runs the fp16 fragments (ldmatrix, mma.sync m16n8: Turing and newer), and
   // the TF32 ones (Ampere and newer).
   static bool on_device() { return capability() >= kMinCapability; }

@@ -7,11 +7,13 @@
 // shared-memory accesses before them, `commit` closes a group of them, `wait<n>` blocks until at
 // most n groups are still in flight.
 //
-// Operands are K-major (A: row i holds A(i, k) over k; B: row j holds B(k, j) over k, i.e. B
-// column-major), in tiles of 64 k (128 bytes a row) with the 128-byte swizzle: the 16-byte chunk
-// c of row r sits at chunk c ^ (r % 8), so that eight rows of one chunk column fill all banks.
-// A tile starts 1024-byte aligned (the swizzle repeats every 8 rows); rows of 8-row groups
-// follow each other (group stride 1024 bytes).
+// Operands lie in shared memory in the swizzled layouts the tensor cores read. A tile is made of
+// rows of 128 (or 64) bytes, 64 (32) fp16 each, and the 16-byte chunk c of row r sits at chunk
+// c ^ (r % 8) (or c ^ (r / 2 % 4)), so that the rows one access reads fill all banks; the pattern
+// repeats every 8 rows (1024 or 512 bytes), where a tile must start. K-major (A: row i holds
+// A(i, k) over k): the rows are the operand's M (or N) rows, K runs along them, one tile per 64
+// (32) k. MN-major (B as it is stored row-major: row k holds B(k, j) over j): the rows are K's,
+// N runs along them, one tile per 64 columns.
 //
 // The instructions exist only where device code is compiled for sm_90a (`-gencode
 // arch=compute_90a,code=sm_90a`, which defines __CUDA_ARCH_FEAT_SM90_ALL); then KGEMM_WGMMA is
@@ -29,22 +31,50 @@ namespace wgmma {
 
 constexpr int kTileK = 64;              // fp16 elements in one 128-byte swizzled row
 constexpr int kInstructionK = 16;       // k of one wgmma.m64nNk16
-constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 bytes: the swizzle's period
+constexpr int kInstructionM = 64;       // rows of A (and of C) one wgmma multiplies
+constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 bytes: the 128-byte swizzle's period
+constexpr int kSwizzleRows = 8;          // rows of one period, in either swizzle
+
+// The swizzle on a byte offset inside a tile of `row_bytes` (128 or 64) rows: bits 4.. (the
+// 16-byte chunk) xor bits 7.. (the row, or the row pair).
+KGEMM_WGMMA_HOST_DEVICE constexpr unsigned swizzle(unsigned byte_offset, int row_bytes) {
+  return byte_offset ^ ((byte_offset >> 3) & unsigned(row_bytes - 16));
+}
 
 // Offset in elements of (row, k) in a K-major tile of rows of kTileK fp16, 128-byte swizzle.
 KGEMM_WGMMA_HOST_DEVICE constexpr int swizzled_offset(int row, int k) {
-  return row * kTileK + (((k / 8) ^ (row % 8)) * 8) + k % 8;
+  return int(swizzle(unsigned(row * kTileK + k) * 2, 2 * kTileK) / 2);
 }
 
-// The shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") of a K-major
-// 128-byte-swizzled operand starting at `shared_address` (a 32-bit shared-window address, 16-byte
-// aligned; the tile it is in 1024-byte aligned). Bits 0-13: address / 16; 16-29: leading byte
-// offset / 16 (unused by swizzled K-major layouts, 1 by convention); 32-45: stride byte offset
-// / 16 (from one 8-row group to the next); 49-51: base offset (0: the tile is aligned); 62-63:
-// swizzle mode (1: 128 bytes).
-KGEMM_WGMMA_HOST_DEVICE constexpr std::uint64_t descriptor_k_major_sw128(unsigned shared_address) {
-  return (std::uint64_t((shared_address & 0x3FFFF) >> 4)) | (std::uint64_t(1) << 16) |
-         (std::uint64_t(kSwizzleAtomBytes >> 4) << 32) | (std::uint64_t(1) << 62);
+// A slab operand of `rows` rows in tiles of `row_elements` (64 or 32) fp16 columns: element
+// (r, c) in tile c / row_elements, tiles rows x row_elements apart.
+struct SwizzledSlab {
+  int rows, row_elements;
+  KGEMM_WGMMA_HOST_DEVICE constexpr int offset(int r, int c) const {
+    const int in_tile = int(swizzle(unsigned(r * row_elements + c % row_elements) * 2, 2 * row_elements) / 2);
+    return c / row_elements * rows * row_elements + in_tile;
+  }
+};
+
+// The shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") of an operand
+// starting at `shared_address` (a 32-bit shared-window address, 16-byte aligned; the tile it is
+// in aligned to the swizzle's period). Bits 0-13: address / 16; 16-29: leading byte offset / 16;
+// 32-45: stride byte offset / 16; 49-51: base offset (0: the tile is aligned); 62-63: swizzle
+// mode (1: 128 bytes, 2: 64 bytes).
+KGEMM_WGMMA_HOST_DEVICE constexpr std::uint64_t descriptor(unsigned shared_address, unsigned leading_bytes,
+                                                          unsigned stride_bytes, int row_bytes) {
+  return (std::uint64_t((shared_address & 0x3FFFF) >> 4)) | (std::uint64_t((leading_bytes >> 4) & 0x3FFF) << 16) |
+         (std::uint64_t((stride_bytes >> 4) & 0x3FFF) << 32) | (std::uint64_t(row_bytes == 128 ? 1 : 2) << 62);
+}
+// K-major: the leading offset is unused by swizzled layouts (1 by convention), the stride is
+// from one 8-row group to the next.
+KGEMM_WGMMA_HOST_DEVICE constexpr std::uint64_t descriptor_k_major(unsigned shared_address, int row_bytes) {
+  return descriptor(shared_address, 16, kSwizzleRows * row_bytes, row_bytes);
+}
+// MN-major, 128-byte swizzle: the leading offset goes from one 64-column tile to the next
+// (`tile_bytes`), the stride from one group of 8 k rows to the next.
+KGEMM_WGMMA_HOST_DEVICE constexpr std::uint64_t descriptor_mn_major(unsigned shared_address, unsigned tile_bytes) {
+  return descriptor(shared_address, tile_bytes, kSwizzleAtomBytes, 128);
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -91,29 +121,31 @@ __device__ inline void pin_accumulators(float (&d)[Count]) {
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
       "+f"(d[i + 7])
 #define KGEMM_WGMMA_D32(i) KGEMM_WGMMA_D8(i), KGEMM_WGMMA_D8(i + 8), KGEMM_WGMMA_D8(i + 16), KGEMM_WGMMA_D8(i + 24)
-// One wgmma.mma_async m64nNk16, f32 += f16 * f16, both operands K-major from descriptors; the
-// scale-d predicate (operand SCALE) chooses D = A B + D or D = A B.
-#define KGEMM_WGMMA_M64K16_F32_F16(N, REGS, DESC_A, DESC_B, SCALE, ...)                                    \
+// One wgmma.mma_async m64nNk16, f32 += f16 * f16, operands from descriptors, A K-major, B
+// K-major or (operand TRANS_B = 1) MN-major; the scale-d predicate (operand SCALE) chooses
+// D = A B + D or D = A B.
+#define KGEMM_WGMMA_M64K16_F32_F16(N, REGS, DESC_A, DESC_B, SCALE, TRANS_B, ...)                           \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE ", 0;\n"                                         \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" REGS "}, %" DESC_A ", %" DESC_B \
-               ", p, 1, 1, 0, 0;\n}\n"                                                                      \
+               ", p, 1, 1, 0, %" TRANS_B ";\n}\n"                                                           \
                : __VA_ARGS__                                                                                \
-               : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)))
+               : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)), "n"(int(BMnMajor)))
 
 // d (64 x N, this thread's N / 2 values) = A (64 x 16 at desc_a) * B (16 x N at desc_b)
 // [+ d if accumulate]. Thread t of the warpgroup holds, for each 8-column group j, d[4j], d[4j+1]
 // at row 16 (t / 32) + (t % 32) / 4, columns 8j + 2 (t % 4) + {0, 1}, and d[4j+2], d[4j+3] eight
-// rows below (PTX ISA, "Register Fragments for wgmma .m64nNk16").
-template <int N>
+// rows below (PTX ISA, "Register Fragments for wgmma .m64nNk16"). BMnMajor: B's descriptor is
+// MN-major (rows of k), else K-major.
+template <int N, bool BMnMajor = false>
 __device__ inline void mma_async(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
   static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles here are 64 x 64, 64 x 128 or 64 x 256");
   if constexpr (N == 64)
-    KGEMM_WGMMA_M64K16_F32_F16(64, KGEMM_WGMMA_REGS_32, "32", "33", "34", KGEMM_WGMMA_D32(0));
+    KGEMM_WGMMA_M64K16_F32_F16(64, KGEMM_WGMMA_REGS_32, "32", "33", "34", "35", KGEMM_WGMMA_D32(0));
   else if constexpr (N == 128)
-    KGEMM_WGMMA_M64K16_F32_F16(128, KGEMM_WGMMA_REGS_64, "64", "65", "66", KGEMM_WGMMA_D32(0), KGEMM_WGMMA_D32(32));
+    KGEMM_WGMMA_M64K16_F32_F16(128, KGEMM_WGMMA_REGS_64, "64", "65", "66", "67", KGEMM_WGMMA_D32(0), KGEMM_WGMMA_D32(32));
   else
-    KGEMM_WGMMA_M64K16_F32_F16(256, KGEMM_WGMMA_REGS_128, "128", "129", "130", KGEMM_WGMMA_D32(0), KGEMM_WGMMA_D32(32),
-                               KGEMM_WGMMA_D32(64), KGEMM_WGMMA_D32(96));
+    KGEMM_WGMMA_M64K16_F32_F16(256, KGEMM_WGMMA_REGS_128, "128", "129", "130", "131", KGEMM_WGMMA_D32(0),
+                               KGEMM_WGMMA_D32(32), KGEMM_WGMMA_D32(64), KGEMM_WGMMA_D32(96));
 }
 
 #undef KGEMM_WGMMA_M64K16_F32_F16

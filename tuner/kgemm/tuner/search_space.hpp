@@ -79,16 +79,16 @@ Config fit_to_products(Config start, const Problem& problem) {
       if (e >= extent && e % tile == 0) return e < edge ? e : edge;
     return edge;
   };
-  if (start.tc) {  // products smaller than every warp tile keep the seed as it is
+  if (start.tc) {  // products smaller than every warp (group) tile keep the seed as it is
     const int rows = ceil_div(problem.m, 16) * 16, cols = ceil_div(problem.n, 16) * 16;
     bool fits = false;
-    for (auto [tm, tn] : warp_tiles())
+    for (auto [tm, tn] : start.wg ? warpgroup_tiles() : warp_tiles())
       if (tm <= rows && tn <= cols && (!fits || tm * tn > start.tm * start.tn)) start.tm = tm, start.tn = tn, fits = true;
     if (!fits) return start;
   }
   start.mb = covering(ranges.mb, problem.m, start.mb, start.tm);
   start.nb = covering(ranges.nb, problem.n, start.nb, start.tn);
-  start.kb = covering(ranges.kb, problem.k, start.kb, start.tc ? 16 : 1);
+  start.kb = covering(ranges.kb, problem.k, start.kb, start.wg ? 32 : start.tc ? 16 : 1);
   if (start.mb < problem.m || start.nb < problem.n) return start;  // several blocks per product
   const int per_product = start.micro_tiles() * start.threads_per_tile();
   Config grouped = start;
@@ -168,6 +168,17 @@ std::vector<Config> candidate_configs(const Problem& problem) {
                 for (int kb : ranges.kb) {
                   Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers};
                   c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
+                  consider(c);
+                }
+        // Warpgroup configs (fp16 on Hopper; why_illegal drops them elsewhere): one product per
+        // team, four warps per tile.
+        if (tensor_cores && problem.dtype == DType::F16 && bb == 1)
+          for (auto [tm, tn] : warpgroup_tiles())
+            for (int mb : ranges.mb)
+              for (int nb : ranges.nb)
+                for (int kb : ranges.kb) {
+                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers, true};
+                  c.team = c.micro_tiles() * c.threads_per_tile();
                   consider(c);
                 }
       }
