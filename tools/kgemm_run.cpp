@@ -239,19 +239,13 @@ void measure_error(const Matrix& C, const kgemm::LayerShape& shape, std::uint64_
                    LayerResult& result) {
   const std::vector<int> rows = kgemm::sample_rows(shape.m, 16, seed_a);
   const kgemm::ProductRows reference = kgemm::hashed_product_rows<float>(seed_a, rows, shape.k, seed_b, 0, shape.n);
-  double diff_max = 0, ref_max = 0, diff_sum = 0, ref_sum = 0;
+  kgemm::RelativeError error;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const auto host_row = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(C, rows[r], Kokkos::ALL));
-    for (int j = 0; j < shape.n; ++j) {
-      const double exact = reference.exact[r * shape.n + j];
-      const double diff = std::abs(double(float(host_row(j))) - exact);
-      diff_max = std::max(diff_max, diff), ref_max = std::max(ref_max, std::abs(exact));
-      diff_sum += diff, ref_sum += std::abs(exact);
-    }
+    for (int j = 0; j < shape.n; ++j) error.add(double(float(host_row(j))), reference.exact[r * shape.n + j]);
   }
-  // NaN when C is not finite (std::max would drop it): the output shows a broken kernel.
-  result.max_rel_err = std::isfinite(diff_sum) ? diff_max / ref_max : std::nan("");
-  result.mean_rel_err = diff_sum / ref_sum;
+  result.max_rel_err = error.max_relative();
+  result.mean_rel_err = error.mean_relative();
 }
 
 template <class Scalar, class ExecSpace>

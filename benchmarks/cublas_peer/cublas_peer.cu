@@ -438,14 +438,11 @@ template <class T>
 double kgemm_max_rel_err(const Problem& p, uint64_t seed_a, uint64_t seed_b, const std::vector<T>& c) {
   const std::vector<int> rows = kgemm::sample_rows(p.m, 16, seed_a);
   const kgemm::ProductRows exact = kgemm::hashed_product_rows<float>(seed_a, rows, p.k, seed_b, 0, p.n);
-  double diff_max = 0, ref_max = 0;
+  kgemm::RelativeError error;
   for (size_t r = 0; r < rows.size(); ++r)
-    for (int j = 0; j < p.n; ++j) {
-      const double value = Storage<T>::to_double(c[static_cast<size_t>(rows[r]) * p.n + j]);
-      diff_max = std::max(diff_max, std::fabs(value - exact.exact[r * p.n + j]));
-      ref_max = std::max(ref_max, std::fabs(exact.exact[r * p.n + j]));
-    }
-  return diff_max / ref_max;
+    for (int j = 0; j < p.n; ++j)
+      error.add(Storage<T>::to_double(c[static_cast<size_t>(rows[r]) * p.n + j]), exact.exact[r * p.n + j]);
+  return error.max_relative();
 }
 
 using Clock = std::chrono::steady_clock;

@@ -39,6 +39,26 @@ struct ProductRows {
   std::vector<double> exact, magnitude;  // the r-th requested row at [r * n, (r + 1) * n)
 };
 
+// The error measures kgemm reports, gathered element by element: max |C - C_exact| / max |C_exact|
+// (the kernel tests' max_rel) and mean |C - C_exact| / mean |C_exact|. Both are NaN once a value
+// was not finite (std::max would drop it), so a broken kernel shows.
+struct RelativeError {
+  double diff_max = 0, exact_max = 0, diff_sum = 0, exact_sum = 0;
+  void add(double value, double exact) {
+    const double diff = std::abs(value - exact);
+    diff_max = diff > diff_max ? diff : diff_max;
+    exact_max = std::abs(exact) > exact_max ? std::abs(exact) : exact_max;
+    diff_sum += diff, exact_sum += std::abs(exact);
+  }
+  // An all-zero reference leaves the absolute error.
+  double max_relative() const {
+    return !std::isfinite(diff_sum) ? std::nan("") : exact_max > 0 ? diff_max / exact_max : diff_max;
+  }
+  double mean_relative() const {
+    return !std::isfinite(diff_sum) ? std::nan("") : exact_sum > 0 ? diff_sum / exact_sum : diff_sum;
+  }
+};
+
 template <class Stored>
 ProductRows hashed_product_rows(std::uint64_t seed_a, const std::vector<int>& rows, int k, std::uint64_t seed_b,
                                 std::size_t b_offset, int n) {

@@ -143,14 +143,10 @@ class ProblemBench {
     run(config, 1.0f, 0.0f);
     space_.fence();
     const auto values = checked_values();
-    double error = 0, magnitude = 0;
+    RelativeError error;
     for (std::size_t r = 0; r < rows_.size(); ++r)
-      for (std::size_t c = 0; c < cols_.size(); ++c) {
-        const double exact = sums_[r * cols_.size() + c];
-        error = std::max(error, std::abs(double(values(r, c)) - exact));
-        magnitude = std::max(magnitude, std::abs(exact));
-      }
-    return magnitude > 0 ? error / magnitude : error;
+      for (std::size_t c = 0; c < cols_.size(); ++c) error.add(double(values(r, c)), sums_[r * cols_.size() + c]);
+    return error.max_relative();
   }
 
   // Checked (alpha 1, beta 0), then timed. A config that fails the check is incorrect, with its reason.
