@@ -47,7 +47,11 @@ __global__ void mma_sync_blocks(float* out) {
 #endif
 }
 
-template <int N, bool BMnMajor>
+// One wgmma of each operand form: A and B K-major from shared memory, B MN-major, or A from
+// registers with B MN-major.
+enum class Operands { KMajor, BMnMajor, ARegisters };
+
+template <int N, Operands Form>
 __global__ void wgmma_blocks(float* out) {
 #if defined(KGEMM_WGMMA)
   extern __shared__ __align__(1024) unsigned char tiles[];
@@ -57,14 +61,21 @@ __global__ void wgmma_blocks(float* out) {
   float d[N / 2];
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) d[i] = 0.0f;
+  unsigned a[1][4] = {{threadIdx.x, threadIdx.x + 1, threadIdx.x + 2, threadIdx.x + 3}};
   wg::pin_accumulators(d);
+  wg::pin_fragments(a);
   wg::fence();
-  const std::uint64_t desc_b = BMnMajor ? wg::descriptor_mn_major(base + 64 * 128, 16 * 128)
-                                        : wg::descriptor_k_major(base + 64 * 128, 128);
-  wg::mma_async<N, BMnMajor>(d, wg::descriptor_k_major(base, 128), desc_b, false);
+  const std::uint64_t desc_a = wg::descriptor_k_major(base, 128);
+  if constexpr (Form == Operands::KMajor)
+    wg::mma_async<N>(d, desc_a, wg::descriptor_k_major(base + 64 * 128, 128), false);
+  else if constexpr (Form == Operands::BMnMajor)
+    wg::mma_async<N, true>(d, desc_a, wg::descriptor_mn_major(base + 64 * 128, 16 * 128), false);
+  else
+    wg::mma_async_a_in_registers<N>(d, a[0], wg::descriptor_mn_major(base, 16 * 128), false);
   wg::commit_group();
   wg::wait_group<0>();
   wg::pin_accumulators(d);
+  wg::pin_fragments(a);
   float s = 0;
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) s += d[i];
@@ -72,7 +83,9 @@ __global__ void wgmma_blocks(float* out) {
 #endif
 }
 
-template __global__ void wgmma_blocks<64, false>(float*);
-template __global__ void wgmma_blocks<128, false>(float*);
-template __global__ void wgmma_blocks<256, false>(float*);
-template __global__ void wgmma_blocks<128, true>(float*);
+template __global__ void wgmma_blocks<64, Operands::KMajor>(float*);
+template __global__ void wgmma_blocks<128, Operands::KMajor>(float*);
+template __global__ void wgmma_blocks<256, Operands::KMajor>(float*);
+template __global__ void wgmma_blocks<128, Operands::BMnMajor>(float*);
+template __global__ void wgmma_blocks<64, Operands::ARegisters>(float*);
+template __global__ void wgmma_blocks<128, Operands::ARegisters>(float*);

@@ -34,8 +34,8 @@ struct Config {
   // of global memory, at the price of scratch.
   int slab_buffers = 0;
   // Tensor cores through Hopper's warpgroup MMA (`wgmma`, fp16 data, sm_90a device code; tc is
-  // set too): tm x tn is then a warpgroup's tile (64 x 64 or 64 x 128), four warps per tile,
-  // slabs staged in the swizzled layouts the instruction reads.
+  // set too): tm x tn is then a warpgroup's tile (64 x 64 or 64 x 128), four warps per tile, A
+  // from registers (kb <= 64), B's slabs staged in the swizzled layout the instruction reads.
   bool wg = false;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers

@@ -12,31 +12,27 @@ namespace kgemm {
 template <int BPadRuns = 1>
 struct PaddedSlabs {
   static constexpr bool swizzled = false;
+  static constexpr bool stages_a = true;
   static constexpr int align = 64;  // regions start on a cache line
   KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int pad) { return kb + pad; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int nb, int pad) { return nb + BPadRuns * pad; }
   // Elements of a slab of `rows` rows of `cols`, rows `ld` apart.
   KOKKOS_INLINE_FUNCTION static constexpr int slab_elements(int rows, int, int ld) { return rows * ld; }
-  // Slabs whose multiplication may still be in flight when the next slab's starts (none: a
-  // multiply is done with its slab when it returns).
-  KOKKOS_INLINE_FUNCTION static constexpr int multiplies_in_flight(int) { return 0; }
   KOKKOS_INLINE_FUNCTION static void copies_landed() {}
 };
 
-// The layouts `wgmma` reads (wgmma::SwizzledSlab): A K-major in tiles of 64 k (kb = 32: one tile
-// of 32, 64-byte swizzle), B MN-major (its rows of k as they are) in tiles of 64 columns, every
-// tile on the swizzle's 1024-byte period; ld_a and ld_b are the tiles' row lengths. Only whole
-// 16-byte runs stage them (run_stager.hpp). Shared memory written by copies is made visible to
-// the tensor cores (the async proxy) by each copying thread before the barrier that precedes
-// their reads. With three slab buffers or more, a slab's multiplication (asynchronous) is left in
-// flight while the next slab's is issued, and the copies run one buffer less ahead.
+// B alone, in the layout `wgmma` reads (wgmma::SwizzledSlab): MN-major (its rows of k as they
+// are) in tiles of 64 columns, each on the 128-byte swizzle's 1024-byte period; ld_b is the tiles'
+// row length. A is not staged (the warpgroup kernel loads it into registers). Only whole 16-byte
+// runs stage B (run_stager.hpp). Shared memory written by copies is made visible to the tensor
+// cores (the async proxy) by each copying thread before the barrier that precedes their reads.
 struct WarpgroupSlabs {
   static constexpr bool swizzled = true;
+  static constexpr bool stages_a = false;
   static constexpr int align = wgmma::kSwizzleAtomBytes;
-  KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb < wgmma::kTileK ? kb : wgmma::kTileK; }
+  KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int, int) { return wgmma::kTileK; }
   KOKKOS_INLINE_FUNCTION static constexpr int slab_elements(int rows, int cols, int) { return rows * cols; }
-  KOKKOS_INLINE_FUNCTION static constexpr int multiplies_in_flight(int slab_buffers) { return slab_buffers >= 3 ? 1 : 0; }
   KOKKOS_INLINE_FUNCTION static void copies_landed() {
 #if defined(KGEMM_WGMMA)
     wgmma::fence_shared_for_async();

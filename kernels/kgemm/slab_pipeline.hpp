@@ -48,8 +48,8 @@ struct OperandRuns<Plan, true> {
 
 // Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
 // launch chose where runs_apply() holds; otherwise through SlabStager.
-// Layout: how slabs lie in scratch (slab_layout.hpp): row-major, padded, or in the swizzled
-// tiles of Hopper's warpgroup MMA, which only runs stage.
+// Layout: how slabs lie in scratch (slab_layout.hpp): row-major and padded, or B alone in the
+// swizzled tiles of Hopper's warpgroup MMA, which only runs stage.
 template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers, class Layout = PaddedSlabs<>>
 struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -94,7 +94,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     // Worked out here, not by every thread for every slab.
     const int last_k = a.K() - (slabs - 1) * kb;
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
-    a_slab_elements = aligned_elements(Layout::slab_elements(mb, kb, ld_a));
+    a_slab_elements = Layout::stages_a ? aligned_elements(Layout::slab_elements(mb, kb, ld_a)) : 0;
     buffer_elements = a_slab_elements + aligned_elements(Layout::slab_elements(kb, nb, ld_b));
     if constexpr (Runs) {
       this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
@@ -102,9 +102,9 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     }
   }
 
-  // Whether both operands' tiles of this call stage as runs.
+  // Whether the operands' tiles of this call stage as runs (B's alone where A is not staged).
   static bool runs_apply(const GemmArgs<Scalar>& a, const Config& c) {
-    return kRunsPossible && Plan::applies(a.A, c.kb, c.threads_per_product()) &&
+    return kRunsPossible && (!Layout::stages_a || Plan::applies(a.A, c.kb, c.threads_per_product())) &&
            Plan::applies(a.B, c.nb, c.threads_per_product());
   }
 
@@ -198,7 +198,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     auto b_slab = [&](int slab) { return a_slab(slab) + a_slab_elements; };
     auto depth = [&](int slab) { return slab + 1 < slabs ? kb : last_depth; };
     auto stage = [&](int slab) {
-      a_stager.stage(a_slab(slab), slab, depth(slab));
+      if constexpr (Layout::stages_a) a_stager.stage(a_slab(slab), slab, depth(slab));
       b_stager.stage(b_slab(slab), slab, depth(slab));
     };
 
@@ -208,11 +208,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     // every thread's copies of this slab are visible and every thread is done with the previous
     // slab, whose buffer the copies of slab + ahead then overwrite. Each turn commits one group
     // of copies (empty past the split's end), so waiting until `ahead - 1` groups are left in
-    // flight waits for this slab's. Where multiplications stay in flight past their turn
-    // (Layout::multiplies_in_flight), the copies run that many buffers less ahead: the buffer
-    // they overwrite is then one whose multiplication every thread has waited for.
-    constexpr int ahead = SlabBuffers - 1 - Layout::multiplies_in_flight(SlabBuffers);
-    static_assert(ahead >= 1 || SlabBuffers == 1, "kgemm: no slab buffer left to copy ahead into");
+    // flight waits for this slab's.
+    constexpr int ahead = SlabBuffers - 1;
     if constexpr (ahead > 0) {
       auto multiply_slab = [&](int slab) {
         multiply(static_cast<const Slab*>(a_slab(slab)), ld_a, static_cast<const Slab*>(b_slab(slab)), ld_b, depth(slab));

@@ -64,9 +64,9 @@ struct TuningPolicy<Kokkos::Cuda> {
   // configs that 32-row blocks beat 1.2 - 2.5x (H100).
   static std::vector<Config> seed_configs(DType dtype) {
     const Config small_m{32, 64, 32, 4, 4, 128};
-    // Hopper's warpgroup MMA (two warpgroups of 64 x 128 on 32-deep slabs): dropped where the
+    // Hopper's warpgroup MMA (two warpgroups of 64 x 128 on 64-deep slabs): dropped where the
     // build or the GPU has none (why_illegal).
-    const Config warpgroups{128, 128, 32, 64, 128, 256, true, 1, 1, 0, true};
+    const Config warpgroups{128, 128, 64, 64, 128, 256, true, 1, 1, 0, true};
     if (fp16_on_tensor_cores(dtype)) return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m, warpgroups};
     std::vector<Config> seeds = {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
     if (fp32_on_tensor_cores(dtype)) seeds.push_back(fp32_tensor_core_config());

@@ -1,13 +1,16 @@
 #pragma once
 // The warpgroup GEMM kernel (configs ending in "_wg": fp16 data, fp32 accumulation, Hopper's
-// `wgmma`): the slab pipeline's team pattern with slabs staged as 16-byte runs into the
-// swizzled tiles `wgmma` reads (WarpgroupSlabs), each warpgroup of four warps owning one 64 x WN
-// tile of the block (tm x tn = 64 x WN) in registers, multiplied 16 k at a time by single
-// instructions from shared memory (spaces/: WarpgroupTile); with three slab buffers or more one
-// slab's multiplication runs on while the next is issued. Results go from the registers to C
-// two adjacent columns per store, as the warp-tile kernel's do.
+// `wgmma`): the slab pipeline's team pattern with only B staged, as 16-byte runs into the
+// swizzled tiles `wgmma` reads (WarpgroupSlabs); each warpgroup of four warps owns one 64 x WN
+// tile of the block (tm x tn = 64 x WN) in registers and multiplies it 16 k at a time by single
+// instructions (spaces/: WarpgroupTile), A from registers: each thread loads its own fragment
+// pairs of A straight from global memory, a slab ahead of the one multiplied, so that team
+// scratch (47 KB under Kokkos 4.6) holds B's slabs alone: 128 x 128 blocks on 64-deep slabs,
+// two buffers, take 33 KB. Results go from the registers to C two adjacent columns per store,
+// as the warp-tile kernel's do.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "kgemm/slab_pipeline.hpp"
@@ -24,15 +27,42 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
   // 64 x 128 tiles hold 64 accumulators a thread and took 130 - 162 registers, which leaves one
   // 256-thread team per multiprocessor (H100); capped at 128, two fit. Teams of up to 512.
   using LaunchPolicy = std::conditional_t<WN == 128, BoundedTeamPolicy<ExecSpace, 512, 1>, KernelTeamPolicy<ExecSpace>>;
+  using Fragments = unsigned[Tile::max_steps][4];
 
   int groups_n;  // warpgroup tiles across the block
 
   WarpgroupGemm(const GemmArgs<half>& a, const Config& c) : Pipeline(a, c, wgmma::kInstructionK), groups_n(c.nb / WN) {}
 
-  // Whether the call's operands stage as runs into the swizzled tiles (the only way they can).
-  static bool applies(const GemmArgs<half>& a, const Config& c) { return Pipeline::runs_apply(a, c); }
+  // Whether the call's B stages as runs into the swizzled tiles (the only way it can) and A's
+  // rows hold its fragment pairs as aligned 4-byte words.
+  static bool applies(const GemmArgs<half>& a, const Config& c) {
+    const auto& A = a.A;
+    const bool pairs = A.col_stride == 1 && reinterpret_cast<std::uintptr_t>(A.data) % sizeof(unsigned) == 0 &&
+                       A.row_stride % 2 == 0 && A.batch_stride % 2 == 0;
+    return pairs && Pipeline::runs_apply(a, c);
+  }
 
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(0); }
+
+  // This thread's fragments of A for slab `slab`: the fp16 pairs at its rows and k, zeros past
+  // A's rows and past K (a pair straddling an odd K keeps its first element).
+  KOKKOS_INLINE_FUNCTION void load_fragments(Fragments& a, const Tile& tile, const BlockOrigin& at, int row0,
+                                             int slab) const {
+    const auto& A = this->args.A;
+    const int k0 = slab * this->kb;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int row = at.m0 + row0 + tile.fragment_row(e);
+      const half* from = A.data + at.b * A.batch_stride + row * A.row_stride + k0 + tile.fragment_k(e);
+#pragma unroll
+      for (int s = 0; s < Tile::max_steps; ++s) {
+        const int k = k0 + tile.fragment_k(e) + 16 * s;
+        const bool inside = row < A.rows && k < A.cols && 16 * s < this->kb;
+        const unsigned pair = inside ? *reinterpret_cast<const unsigned*>(from + 16 * s) : 0u;
+        a[s][e] = k + 1 < A.cols ? pair : pair & 0xFFFFu;  // the low half is element k
+      }
+    }
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
     const auto team = this->product_team(whole_team);
@@ -42,11 +72,20 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
     const int row0 = group / groups_n * wgmma::kInstructionM, col0 = group % groups_n * WN;
 
     Tile tile(team.team_rank() % Cores::warpgroup);
-    constexpr int in_flight = WarpgroupSlabs::multiplies_in_flight(SlabBuffers);
-    this->for_each_slab(team, scratch, at, [&](const half* a_slab, int lda, const half* b_slab, int, int depth) {
-      tile.template multiply<in_flight>(a_slab, this->mb, lda, b_slab, this->kb, row0, col0, depth);
+    int slab = at.split * this->slabs_per_split;
+    const int end = slab + this->slabs_per_split < this->slabs ? slab + this->slabs_per_split : this->slabs;
+    Fragments next;
+    if (slab < end) load_fragments(next, tile, at, row0, slab);
+    this->for_each_slab(team, scratch, at, [&](const half*, int, const half* b_slab, int, int depth) {
+      Fragments now;
+#pragma unroll
+      for (int s = 0; s < Tile::max_steps; ++s)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) now[s][e] = next[s][e];
+      if (slab + 1 < end) load_fragments(next, tile, at, row0, slab + 1);
+      tile.multiply(now, b_slab, this->kb, col0, depth);
+      ++slab;
     });
-    tile.finish();
     this->template store_results<2>(at, [&](auto&& store) {
       tile.for_each_pair([&](int i, int j, float first, float second) {
         const float run[2] = {first, second};

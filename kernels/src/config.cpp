@@ -121,8 +121,8 @@ std::string why_malformed(const Config& c) {
            " products of equal teams; make team a multiple of bb";
   if (c.bb > 1 && c.ks > 1) return "several products per team (bb) and split K (ks) do not combine; set one of them to 1";
   if (c.tc && c.kb % 16 != 0) return "tensor-core slabs are 16-deep fragments; make kb a multiple of 16";
-  if (c.wg && c.kb != 32 && c.kb % 64 != 0)
-    return "warpgroup slabs are swizzled tiles of 64 k (or one of 32); make kb 32 or a multiple of 64";
+  if (c.wg && c.kb > 64)
+    return "warpgroup configs hold a slab's A fragments in registers, 64 k at most; make kb 16, 32, 48 or 64";
   if (c.wg && c.bb > 1) return "warpgroup configs take one product per team; drop _bb";
   if (c.tc && c.threads_per_product() != c.threads_per_tile() * c.micro_tiles())
     return std::string("a tensor-core team is ") + (c.wg ? "one 128-thread warpgroup" : "one 32-thread warp") + " per " +

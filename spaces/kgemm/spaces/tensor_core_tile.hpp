@@ -173,57 +173,52 @@ struct SplitTf32WarpTile : WarpAccumulators<WM, WN> {
 #endif
 };
 
-// Hopper's warpgroup MMA (sm_90a device code: KGEMM_WGMMA): four warps own a 64 x WN tile of C,
-// which `wgmma` multiplies straight from the slabs in shared memory, no fragment loads: A
-// K-major in tiles of a_row elements (64: 128-byte swizzle, or 32: 64-byte), B row-major as it
-// is (MN-major) in tiles of 64 columns (wgmma::SwizzledSlab). Each warp holds 16 rows of the
-// tile in the m16n8 accumulator layout, the one WarpAccumulators<16, WN> stores from.
+// Hopper's warpgroup MMA (sm_90a device code: KGEMM_WGMMA): four warps own a 64 x WN tile of C.
+// A comes from registers, in the m16n8k16 A-fragment layout (each thread loads its own fp16
+// pairs: `fragment_row`, `fragment_k`), so that team scratch holds B alone; B is read by the
+// tensor cores straight from its slab, row-major as it is stored (MN-major) in tiles of 64
+// columns (wgmma::SwizzledSlab). Each warp holds 16 rows of the tile in the m16n8 accumulator
+// layout, the one WarpAccumulators<16, WN> stores from.
 template <int WN>
 struct WarpgroupTile : WarpAccumulators<16, WN> {
   using Base = WarpAccumulators<16, WN>;
   using Base::acc;
-  static constexpr int threads = 128, b_row = 64;
+  static constexpr int b_row = wgmma::kTileK;  // B tile width
+  static constexpr int max_steps = 4;           // 16-deep steps of A held per slab: kb <= 64
   int warp;  // in the warpgroup: its rows start at 16 * warp
   KOKKOS_INLINE_FUNCTION explicit WarpgroupTile(int rank_in_group) : Base(rank_in_group % 32), warp(rank_in_group / 32) {}
 
-  // acc += A[row0 : row0 + 64, 0 : depth] * B[0 : depth, col0 : col0 + WN]; depth % 16 == 0.
-  // The A slab has `a_rows` rows, the B slab `b_rows` (its K extent). On return at most
-  // InFlight earlier calls' multiplications are still running (this call's among them when
-  // InFlight > 0): their slabs must not be overwritten yet, nor the accumulators read before
-  // finish().
-  template <int InFlight>
-  KOKKOS_INLINE_FUNCTION void multiply(const half* a_slab, int a_rows, int a_row, const half* b_slab, int b_rows,
-                                       int row0, int col0, int depth) {
+  // Row (of the warpgroup's 64) of fragment register `e`'s pair, and its first k within the
+  // 16-deep step: {row, k}, {row + 8, k}, {row, k + 8}, {row + 8, k + 8}.
+  KOKKOS_INLINE_FUNCTION int fragment_row(int e) const { return 16 * warp + this->lane / 4 + 8 * (e % 2); }
+  KOKKOS_INLINE_FUNCTION int fragment_k(int e) const { return 2 * (this->lane % 4) + 8 * (e / 2); }
+
+  // acc += A (a[s]: the fragments of k = 16 s ... 16 s + 15 of the slab) * B[0 : depth, col0 :
+  // col0 + WN], depth % 16 == 0, depth <= 16 max_steps; the B slab has `b_rows` rows (its K
+  // extent). The multiplications are complete on return.
+  KOKKOS_INLINE_FUNCTION void multiply(unsigned (&a)[max_steps][4], const half* b_slab, int b_rows, int col0,
+                                       int depth) {
 #if defined(KGEMM_WGMMA)
     static_assert(sizeof(acc) == WN / 2 * sizeof(float), "the accumulators are wgmma's N / 2 floats a thread");
     float(&d)[WN / 2] = reinterpret_cast<float(&)[WN / 2]>(acc);
     constexpr int kBytes = sizeof(half);
-    const unsigned a_base = detail::shared_address(a_slab + row0 * a_row);
     const unsigned b_base = detail::shared_address(b_slab + col0 / b_row * b_rows * b_row);
-    const unsigned a_tile_bytes = kBytes * a_rows * a_row, b_tile_bytes = kBytes * b_rows * b_row;
+    const unsigned b_tile_bytes = kBytes * b_rows * b_row;
     wgmma::pin_accumulators(d);
+    wgmma::pin_fragments(a);
     wgmma::fence();
-    for (int k = 0; k < depth; k += wgmma::kInstructionK) {
-      const unsigned a_at = a_base + k / a_row * a_tile_bytes + kBytes * (k % a_row);
-      const unsigned b_at = b_base + kBytes * k * b_row;
-      wgmma::mma_async<WN, true>(d, wgmma::descriptor_k_major(a_at, kBytes * a_row),
-                                 wgmma::descriptor_mn_major(b_at, b_tile_bytes), true);
-    }
+#pragma unroll
+    for (int s = 0; s < max_steps; ++s)
+      if (s * wgmma::kInstructionK < depth)
+        wgmma::mma_async_a_in_registers<WN>(
+            d, a[s], wgmma::descriptor_mn_major(b_base + kBytes * s * wgmma::kInstructionK * b_row, b_tile_bytes), true);
     wgmma::commit_group();
-    wgmma::wait_group<InFlight>();
-    wgmma::pin_accumulators(d);
-#else
-    (void)a_slab, (void)a_rows, (void)a_row, (void)b_slab, (void)b_rows, (void)row0, (void)col0, (void)depth;
-    Base::unsupported("kgemm: warpgroup configs (_wg) need device code compiled for sm_90a and a GPU of compute capability 9.0");
-#endif
-  }
-
-  // Waits for every multiplication still in flight: the accumulators are then final.
-  KOKKOS_INLINE_FUNCTION void finish() {
-#if defined(KGEMM_WGMMA)
-    float(&d)[WN / 2] = reinterpret_cast<float(&)[WN / 2]>(acc);
     wgmma::wait_group<0>();
     wgmma::pin_accumulators(d);
+    wgmma::pin_fragments(a);
+#else
+    (void)a, (void)b_slab, (void)b_rows, (void)col0, (void)depth;
+    Base::unsupported("kgemm: warpgroup configs (_wg) need device code compiled for sm_90a and a GPU of compute capability 9.0");
 #endif
   }
 

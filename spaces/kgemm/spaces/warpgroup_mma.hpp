@@ -103,6 +103,16 @@ __device__ inline void pin_accumulators(float (&d)[Count]) {
   for (int i = 0; i < Count; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+// The same for A fragments held in registers: they must not move or be reused while a
+// multiplication reading them is in flight.
+template <int Steps>
+__device__ inline void pin_fragments(unsigned (&a)[Steps][4]) {
+#pragma unroll
+  for (int s = 0; s < Steps; ++s)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(a[s][e])::"memory");
+}
+
 #define KGEMM_WGMMA_REGS_0_15 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
 #define KGEMM_WGMMA_REGS_16_31 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define KGEMM_WGMMA_REGS_32_47 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
@@ -148,6 +158,32 @@ __device__ inline void mma_async(float (&d)[N / 2], std::uint64_t desc_a, std::u
                                KGEMM_WGMMA_D32(32), KGEMM_WGMMA_D32(64), KGEMM_WGMMA_D32(96));
 }
 
+// The same with A from registers (this thread's four fp16 pairs of the 64 x 16 slice, in
+// mma.sync's m16n8k16 A-fragment layout for the warp's 16 rows) and B from its MN-major
+// descriptor: D = A B [+ D].
+#define KGEMM_WGMMA_M64K16_RS(N, REGS, A, DESC_B, SCALE, ...)                                               \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" SCALE ", 0;\n"                                         \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 {" REGS "}, {" A "}, %" DESC_B         \
+               ", p, 1, 1, 1;\n}\n"                                                                        \
+               : __VA_ARGS__                                                                                \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(static_cast<int>(accumulate)))
+
+// d (64 x N) = A (64 x 16, in registers: a[0..3] hold, for the warp's rows 16 w + l / 4 and + 8,
+// k pairs 2 (l % 4) and 2 (l % 4) + 8: {row, k lo}, {row + 8, k lo}, {row, k hi}, {row + 8, k hi})
+// * B (16 x N, MN-major at desc_b) [+ d]. The A registers must keep their values until the
+// multiplication is waited for.
+template <int N>
+__device__ inline void mma_async_a_in_registers(float (&d)[N / 2], const unsigned (&a)[4], std::uint64_t desc_b,
+                                                bool accumulate) {
+  static_assert(N == 64 || N == 128, "warpgroup tiles with A in registers are 64 x 64 or 64 x 128");
+  if constexpr (N == 64)
+    KGEMM_WGMMA_M64K16_RS(64, KGEMM_WGMMA_REGS_32, "%32, %33, %34, %35", "36", "37", KGEMM_WGMMA_D32(0));
+  else
+    KGEMM_WGMMA_M64K16_RS(128, KGEMM_WGMMA_REGS_64, "%64, %65, %66, %67", "68", "69", KGEMM_WGMMA_D32(0),
+                          KGEMM_WGMMA_D32(32));
+}
+
+#undef KGEMM_WGMMA_M64K16_RS
 #undef KGEMM_WGMMA_M64K16_F32_F16
 #undef KGEMM_WGMMA_D32
 #undef KGEMM_WGMMA_D8
