@@ -152,16 +152,19 @@ TEST(SlabStager, ReadsInPlaceOnlyWhereTheSourceHoldsTheSlab) {
 }
 
 // Host spaces multiply a whole tile from A and B straight into C (TiledGemm::multiplies_in_place)
-// where K is one slab, A's, B's and C's rows are unit-stride, B's rows less than 4 KiB apart and M
-// and N are multiples of the tile: batches of small products, with edge blocks holding tiles
+// where K is one slab, A's, B's and C's rows are unit-stride, B's rows less than 4 KiB apart and
+// M and N are multiples of the tile: batches of small products, with edge blocks holding tiles
 // wholly past C, K from 1 to a full slab, a shared B, padded rows (A and B rows a padded row
-// apart), alpha and beta, one and two threads per team. Odd products (7 x 9 x 5), K over two
-// slabs and transposed operands take the slab pipeline in the same calls' configs.
+// apart), alpha and beta, one and two threads per team, and two products per team where teams
+// have two threads (batch 33: the last team's second product is past the batch). Odd products
+// (7 x 9 x 5), K over two slabs and transposed operands take the slab pipeline in the same
+// calls' configs.
 KGEMM_CASE_TEST(GemmTest, WholeTilesMultipliedInPlace) {
   using Space = typename TypeParam::ExecSpace;
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu)) {
     const int team = std::min(2, small_team<Space>());
-    const Config configs[] = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 2 * tn, 16, tm, tn, team}};
+    std::vector<Config> configs = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 2 * tn, 16, tm, tn, team}};
+    if (team > 1) configs.push_back({tm, tn, 8, tm, tn, team, false, 1, team});  // a product per thread
     const int shapes[][3] = {{tm, tn, 8}, {tm, tn, 1}, {3 * tm, 3 * tn, 5}, {2 * tm, tn, 16}, {7, 9, 5}, {tm, tn, 17}};
     for (const Config& config : configs)
       for (const auto& shape : shapes)

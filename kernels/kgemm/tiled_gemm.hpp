@@ -174,12 +174,21 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
     }
   }
 
+  // place(), without its divisions where every product is one block. Their integer divisions
+  // took a sixth of one thread's time on 8 x 8 x 8 products (perf); without them those ran
+  // 1.4x faster.
+  KOKKOS_INLINE_FUNCTION BlockOrigin place_block(int block) const {
+    return this->blocks_m == 1 && this->blocks_n == 1 ? BlockOrigin{block, 0, 0, block, 0, true} : this->place(block);
+  }
+
   // The team's block, tile by tile (its threads taking turns) over the whole K, from A and B
   // into C (multiplies_in_place()); tiles past C's edges are skipped.
   KOKKOS_INLINE_FUNCTION void multiply_in_place(const Member& whole_team) const {
     const auto team = this->product_team(whole_team);
-    const BlockOrigin at = this->origin(whole_team, team.group);
-    if (!at.writes) return;
+    // origin() without its division: K is not split here.
+    const int index = whole_team.league_rank() * this->products_per_team + team.group;
+    if (index >= this->blocks()) return;
+    const BlockOrigin at = place_block(index);
     const auto &A = this->args.A, &B = this->args.B;
     const auto& C = this->args.C;
     const int lda = int(A.row_stride), ldb = int(B.row_stride), ldc = int(C.row_stride);
@@ -191,8 +200,9 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
     const int tile_cols = cols / TN, tiles = rows / TM * tile_cols;
     for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
       const int row = t / tile_cols * TM, col = t % tile_cols * TN;
-      HostMicroKernel<float, TM, TN>::multiply_scaled(c + row * ldc + col, ldc, this->args.alpha, this->args.beta,
-                                                      a + row * lda, lda, b + col, ldb, this->args.K());
+      HostMicroKernel<float, TM, TN>::multiply_scaled(c + std::ptrdiff_t(row) * ldc + col, ldc, this->args.alpha,
+                                                      this->args.beta, a + std::ptrdiff_t(row) * lda, lda, b + col,
+                                                      ldb, this->args.K());
     }
   }
 
