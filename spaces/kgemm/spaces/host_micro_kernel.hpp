@@ -104,7 +104,11 @@ struct HostMicroKernel {
                                                      const T* b, int ldb, int kc) {
 #if KGEMM_HOST_VECTORS
     if constexpr (kVectors) {
-      typename Vectors::Register acc[TM][kVectorsPerRow] = {};
+      typename Vectors::Register acc[TM][kVectorsPerRow];
+      KGEMM_HOST_UNROLL
+      for (int ii = 0; ii < TM; ++ii)
+        KGEMM_HOST_UNROLL
+        for (int v = 0; v < kVectorsPerRow; ++v) acc[ii][v] = typename Vectors::Register{};
       multiply_vectors(acc, a, lda, b, ldb, kc);
       KGEMM_HOST_UNROLL
       for (int ii = 0; ii < TM; ++ii)
