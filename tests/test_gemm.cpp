@@ -151,6 +151,69 @@ TEST(SlabStager, ReadsInPlaceOnlyWhereTheSourceHoldsTheSlab) {
                      .in_place));  // widened while staged
 }
 
+// Host spaces multiply a whole tile from A and B straight into C (TiledGemm::multiplies_in_place)
+// where K is one slab, A's, B's and C's rows are unit-stride, B's rows less than 4 KiB apart and
+// M and N are multiples of the tile: batches of small products, with edge blocks holding tiles
+// wholly past C, K from 1 to a full slab, a shared B, padded rows (A and B rows a padded row
+// apart), alpha and beta, one and two threads per team, and two products per team where teams
+// have two threads (batch 33: the last team's second product is past the batch). Odd products
+// (7 x 9 x 5), K over two slabs and transposed operands take the slab pipeline in the same
+// calls' configs.
+KGEMM_CASE_TEST(GemmTest, WholeTilesMultipliedInPlace) {
+  using Space = typename TypeParam::ExecSpace;
+  for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu)) {
+    const int team = std::min(2, small_team<Space>());
+    std::vector<Config> configs = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 2 * tn, 16, tm, tn, team}};
+    if (team > 1) configs.push_back({tm, tn, 8, tm, tn, team, false, 1, team});  // a product per thread
+    const int shapes[][3] = {{tm, tn, 8}, {tm, tn, 1}, {3 * tm, 3 * tn, 5}, {2 * tm, tn, 16}, {7, 9, 5}, {tm, tn, 17}};
+    for (const Config& config : configs)
+      for (const auto& shape : shapes)
+        for (bool shared : {false, true}) {
+          GemmCheck g;
+          g.batched = true, g.shared_b = shared, g.batch = 33, g.m = shape[0], g.n = shape[1], g.k = shape[2];
+          g.config = config;
+          run_check<TypeParam>(g);
+          g.alpha = 1.5f, g.beta = -0.5f, g.pad_ab = true;
+          run_check<TypeParam>(g);
+          g.pad_ab = false, g.op_a = Op::T;
+          run_check<TypeParam>(g);
+        }
+  }
+}
+
+// Which calls the host's fp32 tiles multiply in place: the shapes and operands above, and none
+// where a tile would cross C's edge, K spans two slabs, a row is not unit-stride, B's rows lie
+// 4 KiB apart, or the data is not fp32.
+TEST(TiledGemm, MultipliesInPlaceOnlyWholeTilesOfOneSlab) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Tiled = TiledGemm<Space, float, float, 8, 16, false, SpaceTraits<Space>::default_slab_buffers>;
+  const bool host = !kTiledReadsKRuns<Space>;
+  const auto args = [](int m, int n, int k, std::ptrdiff_t ldb) {
+    GemmArgs<float> a;
+    a.A = MatrixRef<const float>(nullptr, m, k, k, 1, m * k);
+    a.B = MatrixRef<const float>(nullptr, k, n, ldb, 1, 0);
+    a.C = MatrixRef<float>(nullptr, m, n, n, 1, m * n);
+    a.batch = 33;
+    return a;
+  };
+  const Config config{16, 32, 32, 8, 16, 1};
+  EXPECT_EQ(Tiled::multiplies_in_place(args(8, 16, 32, 16), config), host);
+  EXPECT_EQ(Tiled::multiplies_in_place(args(24, 48, 1, 1023), config), host);
+  EXPECT_FALSE(Tiled::multiplies_in_place(args(7, 16, 8, 16), config));    // a tile crosses M
+  EXPECT_FALSE(Tiled::multiplies_in_place(args(8, 20, 8, 20), config));    // a tile crosses N
+  EXPECT_FALSE(Tiled::multiplies_in_place(args(8, 16, 33, 16), config));   // two slabs
+  EXPECT_FALSE(Tiled::multiplies_in_place(args(8, 16, 8, 1024), config));  // B's rows 4 KiB apart
+  GemmArgs<float> transposed = args(8, 16, 8, 16);
+  transposed.A = MatrixRef<const float>(nullptr, 8, 8, 1, 8, 64);  // column-major A
+  EXPECT_FALSE(Tiled::multiplies_in_place(transposed, config));
+  GemmArgs<half> fp16;
+  fp16.A = MatrixRef<const half>(nullptr, 8, 8, 8, 1, 0);
+  fp16.B = MatrixRef<const half>(nullptr, 8, 16, 16, 1, 0);
+  fp16.C = MatrixRef<half>(nullptr, 8, 16, 16, 1, 0);
+  EXPECT_FALSE((TiledGemm<Space, half, float, 8, 16, false, SpaceTraits<Space>::default_slab_buffers>::multiplies_in_place(
+      fp16, config)));
+}
+
 // Tensor-core warp tiles, where the space has tensor cores for the case's data with fp32
 // accumulation: the edge shapes (K not a multiple of the 16-deep fragments, partial blocks)
 // with one and several warps per team, staged element-wise and, rows padded, as runs.

@@ -75,13 +75,63 @@ struct HostMicroKernel {
                                               int kc) {
 #if KGEMM_HOST_VECTORS
     if constexpr (kVectors) {
-      multiply_vectors(c, ldc, accumulate, a, lda, b, ldb, kc);
+      typename Vectors::Register acc[TM][kVectorsPerRow];
+      KGEMM_HOST_UNROLL
+      for (int ii = 0; ii < TM; ++ii)
+        KGEMM_HOST_UNROLL
+        for (int v = 0; v < kVectorsPerRow; ++v)
+          acc[ii][v] = accumulate ? load(c + ii * ldc + v * kLanes) : typename Vectors::Register{};
+      multiply_vectors(acc, a, lda, b, ldb, kc);
+      KGEMM_HOST_UNROLL
+      for (int ii = 0; ii < TM; ++ii)
+        KGEMM_HOST_UNROLL
+        for (int v = 0; v < kVectorsPerRow; ++v) store(c + ii * ldc + v * kLanes, acc[ii][v]);
       return;
     }
 #endif
     T acc[TM][TN];
     for (int ii = 0; ii < TM; ++ii)
       for (int jj = 0; jj < TN; ++jj) acc[ii][jj] = accumulate ? c[ii * ldc + jj] : T(0);
+    multiply_plain(acc, a, lda, b, ldb, kc);
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) c[ii * ldc + jj] = acc[ii][jj];
+  }
+
+  // c = alpha * (a_panel x b_panel) + beta * c, rows ldc apart: a tile straight into C, scaled
+  // in registers. c is not read where beta == 0 (BLAS convention: NaNs in an unset C never
+  // reach the result).
+  KOKKOS_INLINE_FUNCTION static void multiply_scaled(T* c, int ldc, float alpha, float beta, const T* a, int lda,
+                                                     const T* b, int ldb, int kc) {
+#if KGEMM_HOST_VECTORS
+    if constexpr (kVectors) {
+      typename Vectors::Register acc[TM][kVectorsPerRow];
+      KGEMM_HOST_UNROLL
+      for (int ii = 0; ii < TM; ++ii)
+        KGEMM_HOST_UNROLL
+        for (int v = 0; v < kVectorsPerRow; ++v) acc[ii][v] = typename Vectors::Register{};
+      multiply_vectors(acc, a, lda, b, ldb, kc);
+      KGEMM_HOST_UNROLL
+      for (int ii = 0; ii < TM; ++ii)
+        KGEMM_HOST_UNROLL
+        for (int v = 0; v < kVectorsPerRow; ++v) {
+          float* out = c + ii * ldc + v * kLanes;
+          store(out, beta == 0.0f ? alpha * acc[ii][v] : alpha * acc[ii][v] + beta * load(out));
+        }
+      return;
+    }
+#endif
+    T acc[TM][TN] = {};
+    multiply_plain(acc, a, lda, b, ldb, kc);
+    for (int ii = 0; ii < TM; ++ii)
+      for (int jj = 0; jj < TN; ++jj) {
+        T& out = c[ii * ldc + jj];
+        out = T(beta == 0.0f ? alpha * float(acc[ii][jj]) : alpha * float(acc[ii][jj]) + beta * float(out));
+      }
+  }
+
+ private:
+  // acc += a_panel (x) b_panel, element by element (the compiler vectorises what it can).
+  KOKKOS_INLINE_FUNCTION static void multiply_plain(T (&acc)[TM][TN], const T* a, int lda, const T* b, int ldb, int kc) {
     for (int k = 0; k < kc; ++k) {
       const T* b_k = b + k * ldb;
       T a_values[TM], b_values[TN];
@@ -90,29 +140,28 @@ struct HostMicroKernel {
       for (int ii = 0; ii < TM; ++ii)
         for (int jj = 0; jj < TN; ++jj) acc[ii][jj] += a_values[ii] * b_values[jj];
     }
-    for (int ii = 0; ii < TM; ++ii)
-      for (int jj = 0; jj < TN; ++jj) c[ii * ldc + jj] = acc[ii][jj];
   }
 
 #if KGEMM_HOST_VECTORS
- private:
   static constexpr int kVectorsPerRow = TN / kLanes;
+  using Vectors = HostFloatVectors<kVectors ? kLanes : 4>;
 
-  KOKKOS_INLINE_FUNCTION static void multiply_vectors(float* c, int ldc, bool accumulate, const float* a, int lda,
-                                                      const float* b, int ldb, int kc) {
-    using HostFloats = typename HostFloatVectors<kLanes>::Register;
-    using HostFloatsInMemory = typename HostFloatVectors<kLanes>::InMemory;
-    HostFloats acc[TM][kVectorsPerRow];
-    KGEMM_HOST_UNROLL
-    for (int ii = 0; ii < TM; ++ii)
-      KGEMM_HOST_UNROLL
-      for (int v = 0; v < kVectorsPerRow; ++v)
-        acc[ii][v] = accumulate ? *reinterpret_cast<const HostFloatsInMemory*>(c + ii * ldc + v * kLanes)
-                                : HostFloats{};
+  // A register's worth of floats at p, read or written unaligned (through InMemory: a type
+  // deduced from it would drop its alignment and move aligned).
+  KOKKOS_INLINE_FUNCTION static typename Vectors::Register load(const float* p) {
+    return *reinterpret_cast<const typename Vectors::InMemory*>(p);
+  }
+  KOKKOS_INLINE_FUNCTION static void store(float* p, typename Vectors::Register value) {
+    *reinterpret_cast<typename Vectors::InMemory*>(p) = value;
+  }
+
+  // acc += a_panel (x) b_panel with the tile in vector registers.
+  KOKKOS_INLINE_FUNCTION static void multiply_vectors(typename Vectors::Register (&acc)[TM][kVectorsPerRow],
+                                                      const float* a, int lda, const float* b, int ldb, int kc) {
     for (int k = 0; k < kc; ++k, ++a, b += ldb) {
-      HostFloats b_k[kVectorsPerRow];
+      typename Vectors::Register b_k[kVectorsPerRow];
       KGEMM_HOST_UNROLL
-      for (int v = 0; v < kVectorsPerRow; ++v) b_k[v] = *reinterpret_cast<const HostFloatsInMemory*>(b + v * kLanes);
+      for (int v = 0; v < kVectorsPerRow; ++v) b_k[v] = load(b + v * kLanes);
       KGEMM_HOST_UNROLL
       for (int ii = 0; ii < TM; ++ii) {
         const float a_ik = a[ii * lda];
@@ -120,11 +169,6 @@ struct HostMicroKernel {
         for (int v = 0; v < kVectorsPerRow; ++v) acc[ii][v] += a_ik * b_k[v];
       }
     }
-    KGEMM_HOST_UNROLL
-    for (int ii = 0; ii < TM; ++ii)
-      KGEMM_HOST_UNROLL
-      for (int v = 0; v < kVectorsPerRow; ++v)
-        *reinterpret_cast<HostFloatsInMemory*>(c + ii * ldc + v * kLanes) = acc[ii][v];
   }
 #endif
 };
