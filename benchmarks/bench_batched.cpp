@@ -77,7 +77,7 @@ void register_batched(const Selection& selection, const kgemm::CommandLine& cli)
   Row row;
   row.op = "batched";
   row.set = "squares";
-  for (int n : cli.get_int_list("squares", "8,16,32,64"))
+  for (int n : squares_sides(cli))
     for_each_space_and_scalar(selection, [&](auto space, auto scalar) {
       using ExecSpace = decltype(space);
       using Scalar = decltype(scalar);

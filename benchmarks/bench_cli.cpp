@@ -58,10 +58,9 @@ Selection parse_selection(const kgemm::CommandLine& cli, const Program& program)
   s.spaces = cli.get_list("space", KGEMM_DEFAULT_SPACE);
   for (const std::string& name : s.spaces) kgemm::with_space(name, [](auto) {});  // throws for a missing one
   for (const std::string& name : cli.get_list("dtype", "fp32")) s.dtypes.push_back(kgemm::parse_dtype(name));
-  s.impls = checked(cli.get_list("impls", join(kKgemmImpls)), kKgemmImpls, "impl");
-  // "--peers=" (an empty list, as the help offers) runs kgemm alone.
-  const bool no_peers = cli.has("peers") && cli.get("peers", "").empty();
-  if (!no_peers) s.peers = checked(cli.get_list("peers", join(program.peers)), program.peers, "peer");
+  // "--impls=" / "--peers=" (an empty list, as the help offers) run none of them.
+  if (!cli.given_empty("impls")) s.impls = checked(cli.get_list("impls", join(kKgemmImpls)), kKgemmImpls, "impl");
+  if (!cli.given_empty("peers")) s.peers = checked(cli.get_list("peers", join(program.peers)), program.peers, "peer");
   s.model = cli.get("model", "resnet50");
   s.images = cli.get_int_list("image", "224");
   s.batches = cli.get_int_list("batch", "1");

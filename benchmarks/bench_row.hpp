@@ -33,6 +33,11 @@ struct Row {
 // in seconds.
 constexpr int kHostSquaresScale = 64;
 inline int squares_batch(int n, int scale) { return std::max(1, (1 << 24) / (n * n) / std::max(1, scale)); }
+// The sides n of set `squares` (--squares LIST, default 8,16,32,64; "--squares=" for none).
+template <class CommandLine>
+std::vector<int> squares_sides(const CommandLine& cli) {
+  return cli.given_empty("squares") ? std::vector<int>{} : cli.get_count_list("squares", "8,16,32,64");
+}
 
 inline std::string resnet_set_name(const std::string& model, int image, int batch) {
   return model + "_i" + std::to_string(image) + "_b" + std::to_string(batch);

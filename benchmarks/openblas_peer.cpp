@@ -40,7 +40,8 @@ space of kgemm's rows it compares with.
   --batched       also rows batched/openblas/...: a loop of cblas_sgemm, one call per product, as
                   kgemm-bench-batched --shared-b measures kgemm::batched_gemm: each ResNet layer as
                   one product per image sharing the weights (batch = --batch), and set `squares`
-  --squares LIST  with --batched: batches of n x n x n products (default: 8,16,32,64)
+  --squares LIST  with --batched: batches of n x n x n products (default: 8,16,32,64; "--squares="
+                  for none)
   --squares-scale S  batch = 2^24 / n^2 / S (default: 64, as kgemm-bench-batched on the host)
   --help
 Google Benchmark's --benchmark_* flags pass through; unless told otherwise every row runs 5
@@ -129,7 +130,7 @@ void register_rows(const kgemm::CommandLine& cli) {
     row.op = "batched";
     row.set = "squares";
     row.layer = "";
-    for (int n : cli.get_int_list("squares", "8,16,32,64")) {
+    for (int n : squares_sides(cli)) {
       row.m = row.n = row.k = n;
       row.batch = squares_batch(n, cli.get_int("squares-scale", kHostSquaresScale));
       add();

@@ -26,6 +26,9 @@ class CommandLine {
   int get_count(const std::string& name, int fallback) const { return get_int(name, fallback, 1); }
   // Finite, at least `min`.
   double get_double(const std::string& name, double fallback, double min = -1e308) const;
+  // Whether the option was given with an empty value ("--peers="): list options whose help
+  // offers it read that as none.
+  bool given_empty(const std::string& name) const { return has(name) && get(name, "").empty(); }
   // A comma-separated value ("1,128"); every occurrence of a repeated option is appended. At
   // least one item.
   std::vector<std::string> get_list(const std::string& name, const std::string& fallback) const;
