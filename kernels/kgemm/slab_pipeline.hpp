@@ -158,6 +158,15 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block, 0, true};
   }
 
+  // The K slabs the team of block split `at` walks: first ... end - 1.
+  struct SlabRange {
+    int first, end;
+  };
+  KOKKOS_INLINE_FUNCTION SlabRange slab_range(const BlockOrigin& at) const {
+    const int first = at.split * slabs_per_split;
+    return {first, first + slabs_per_split < slabs ? first + slabs_per_split : slabs};
+  }
+
   // A product team's scratch: slab buffers first, the kernel's own region at extra().
   KOKKOS_INLINE_FUNCTION char* scratch(const Member& team, std::size_t extra_bytes, int group) const {
     const int level = Traits::scratch_level;  // a copy: device code cannot bind the static member
@@ -202,8 +211,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
       b_stager.stage(b_slab(slab), slab, depth(slab));
     };
 
-    const int first = at.split * slabs_per_split;
-    const int end = first + slabs_per_split < slabs ? first + slabs_per_split : slabs;
+    const SlabRange range = slab_range(at);
+    const int first = range.first, end = range.end;
     // The slabs copied ahead of the one multiplied. One barrier per slab suffices: past it,
     // every thread's copies of this slab are visible and every thread is done with the previous
     // slab, whose buffer the copies of slab + ahead then overwrite. Each turn commits one group

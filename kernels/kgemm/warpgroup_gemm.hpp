@@ -72,8 +72,9 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
     const int row0 = group / groups_n * wgmma::kInstructionM, col0 = group % groups_n * WN;
 
     Tile tile(team.team_rank() % Cores::warpgroup);
-    int slab = at.split * this->slabs_per_split;
-    const int end = slab + this->slabs_per_split < this->slabs ? slab + this->slabs_per_split : this->slabs;
+    const auto range = this->slab_range(at);
+    int slab = range.first;
+    const int end = range.end;
     Fragments next;
     if (slab < end) load_fragments(next, tile, at, row0, slab);
     this->for_each_slab(team, scratch, at, [&](const half*, int, const half* b_slab, int, int depth) {

@@ -76,11 +76,7 @@ struct HostMicroKernel {
 #if KGEMM_HOST_VECTORS
     if constexpr (kVectors) {
       typename Vectors::Register acc[TM][kVectorsPerRow];
-      KGEMM_HOST_UNROLL
-      for (int ii = 0; ii < TM; ++ii)
-        KGEMM_HOST_UNROLL
-        for (int v = 0; v < kVectorsPerRow; ++v)
-          acc[ii][v] = accumulate ? load(c + ii * ldc + v * kLanes) : typename Vectors::Register{};
+      start_vectors(acc, c, ldc, accumulate);
       multiply_vectors(acc, a, lda, b, ldb, kc);
       KGEMM_HOST_UNROLL
       for (int ii = 0; ii < TM; ++ii)
@@ -105,10 +101,7 @@ struct HostMicroKernel {
 #if KGEMM_HOST_VECTORS
     if constexpr (kVectors) {
       typename Vectors::Register acc[TM][kVectorsPerRow];
-      KGEMM_HOST_UNROLL
-      for (int ii = 0; ii < TM; ++ii)
-        KGEMM_HOST_UNROLL
-        for (int v = 0; v < kVectorsPerRow; ++v) acc[ii][v] = typename Vectors::Register{};
+      start_vectors(acc, c, ldc, false);
       multiply_vectors(acc, a, lda, b, ldb, kc);
       KGEMM_HOST_UNROLL
       for (int ii = 0; ii < TM; ++ii)
@@ -153,6 +146,17 @@ struct HostMicroKernel {
   }
   KOKKOS_INLINE_FUNCTION static void store(float* p, typename Vectors::Register value) {
     *reinterpret_cast<typename Vectors::InMemory*>(p) = value;
+  }
+
+  // The vector tile at the start of a panel: the tile c (rows ldc apart) where accumulate
+  // holds, else zeros (c not read).
+  KOKKOS_INLINE_FUNCTION static void start_vectors(typename Vectors::Register (&acc)[TM][kVectorsPerRow], const float* c,
+                                                   int ldc, bool accumulate) {
+    KGEMM_HOST_UNROLL
+    for (int ii = 0; ii < TM; ++ii)
+      KGEMM_HOST_UNROLL
+      for (int v = 0; v < kVectorsPerRow; ++v)
+        acc[ii][v] = accumulate ? load(c + ii * ldc + v * kLanes) : typename Vectors::Register{};
   }
 
   // acc += a_panel (x) b_panel with the tile in vector registers.

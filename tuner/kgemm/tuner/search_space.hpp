@@ -158,29 +158,22 @@ std::vector<Config> candidate_configs(const Problem& problem) {
               for (int kb : ranges.kb)
                 for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, buffers});
         // Tensor-core configs (fp16, and fp32 as 3xTF32, on devices that run them): the team is
-        // one warp per tile.
+        // one warp per tile; warpgroup configs (fp16 on Hopper; why_illegal drops them elsewhere):
+        // four warps per tile, one product per team.
         const bool tensor_cores = problem.dtype == DType::F16 ? TensorCores<ExecSpace>::on_device()
                                                               : TensorCores<ExecSpace>::tf32_on_device();
-        if (tensor_cores)
-          for (auto [tm, tn] : warp_tiles())
+        const auto consider_tiles = [&](const std::vector<std::pair<int, int>>& tiles, bool warpgroups) {
+          for (auto [tm, tn] : tiles)
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
                 for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers};
+                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers, warpgroups};
                   c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
                   consider(c);
                 }
-        // Warpgroup configs (fp16 on Hopper; why_illegal drops them elsewhere): one product per
-        // team, four warps per tile.
-        if (tensor_cores && problem.dtype == DType::F16 && bb == 1)
-          for (auto [tm, tn] : warpgroup_tiles())
-            for (int mb : ranges.mb)
-              for (int nb : ranges.nb)
-                for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers, true};
-                  c.team = c.micro_tiles() * c.threads_per_tile();
-                  consider(c);
-                }
+        };
+        if (tensor_cores) consider_tiles(warp_tiles(), false);
+        if (tensor_cores && problem.dtype == DType::F16 && bb == 1) consider_tiles(warpgroup_tiles(), true);
       }
   return candidates;
 }
