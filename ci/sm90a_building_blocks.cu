@@ -26,6 +26,15 @@ static_assert(wg::descriptor_mn_major(0x800, 4096) == ((std::uint64_t(1) << 62) 
                                                       (std::uint64_t(256) << 16) | 0x80),
               "MN-major descriptor: tiles 4096 bytes apart (leading), 8-row groups 1024 apart (stride)");
 
+// The fragment K order: a permutation of the slab's k, each thread's run contiguous.
+static_assert(wg::FragmentKOrder{4}.source_k(0) == 0 && wg::FragmentKOrder{4}.source_k(2) == 16 &&
+                  wg::FragmentKOrder{4}.source_k(8) == 2 && wg::FragmentKOrder{4}.source_k(16 + 8 + 6 + 1) == 48 + 6 + 1,
+              "slab k 16 s + 8 h + 2 q + e holds the operand's k 16 q + 4 s + 2 h + e (four steps)");
+static_assert(wg::FragmentKOrder{3}.source_k(47) == 47 && wg::FragmentKOrder{3}.source_k(8 + 3) == 12 + 2 + 1,
+              "three steps: runs of 12");
+static_assert(wg::FragmentKOrder{2}.source_k(2 + 8 * 3) == wg::FragmentKOrder{2}.source_k(2) + 2 * 3,
+              "rows 8 j apart hold operand rows 2 j apart");
+
 __global__ void mma_sync_blocks(float* out) {
 #if defined(KGEMM_MMA)
   __shared__ __align__(16) unsigned short tile[16 * 16];

@@ -229,7 +229,7 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 
 // Hopper's warpgroup MMA (_wg), where this build's device code and the GPU have it: both
 // warpgroup tiles, 16- to 64-deep slabs (A's fragments in registers, one to four 16-deep steps),
-// one, two and four warpgroups per team, split K and a deeper pipeline; the edge shapes (partial
+// one, two and four warpgroups per team, split K, and three or four slab buffers; the edge shapes (partial
 // blocks, K not a multiple of 16 or of the slab, odd K) with rows padded to 16 bytes, the
 // operands warpgroups stage; batched products with alpha, beta and a shared B.
 KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
@@ -240,7 +240,9 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
                                        {128, 128, 64, 64, 128, 256, true, 1, 1, 0, true},
                                        {128, 128, 32, 64, 64, 512, true, 1, 1, 0, true},
                                        {128, 64, 16, 64, 64, 256, true, 3, 1, 0, true},
-                                       {64, 128, 48, 64, 128, 128, true, 1, 1, 3, true}};
+                                       {64, 128, 48, 64, 128, 128, true, 1, 1, 3, true},
+                                       {256, 128, 32, 64, 128, 512, true, 1, 1, 3, true},
+                                       {128, 64, 16, 64, 64, 256, true, 3, 1, 4, true}};
   const Problem probe{Kernel::Gemm, DType::F16, 'n', 'n', 64, 64, 64, 1};
   if (const std::string why = why_illegal<Space>(probe, configs.front()); !why.empty()) GTEST_SKIP() << why;
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}, {200, 136, 272}};

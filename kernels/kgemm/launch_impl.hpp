@@ -224,9 +224,9 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
           if (Kernel::applies(args, c))
             launch_with_policy(Kernel(args, c));
           else
-            why = config_reason(c, " stages B's slabs for wgmma as 16-byte runs and loads A in fp16 pairs, which needs "
+            why = config_reason(c, " stages B's slabs for wgmma and loads A's fragments as 16-byte runs, which needs "
                                    "op(B) row-major with 16-byte aligned rows (N a multiple of 8), nb / 8 a power of two "
-                                   "with team / (nb / 8) a multiple of 8, and op(A) row-major with 4-byte aligned rows; "
+                                   "with team / (nb / 8) a multiple of 8, and op(A) row-major with 16-byte aligned rows; "
                                    "use _tc for this call");
         });
       });

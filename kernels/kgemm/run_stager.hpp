@@ -20,7 +20,10 @@ namespace kgemm {
 
 // Swizzled: slabs in wgmma's tiles (wgmma::SwizzledSlab, rows of `ld` elements) instead of
 // row-major rows `ld` apart. A run's place in its row then depends on the row modulo 8, so the
-// rows one thread copies must lie a multiple of 8 apart: its place stays the same from copy to copy.
+// rows one thread copies must lie a multiple of 8 apart: its place stays the same from copy to
+// copy. Swizzled slabs are B's of the warpgroup kernel, whose K rows lie in the fragment K
+// order (wgmma::FragmentKOrder): a thread's slab rows row_step apart come from source rows
+// row_step / 4 apart, so it still reads a fixed distance from copy to copy.
 template <class ExecSpace, class Scalar, bool Swizzled = false>
 struct RunPlan {
   using Traits = SpaceTraits<ExecSpace>;
@@ -42,6 +45,7 @@ struct RunPlan {
   int run_shift = 0;  // log2 of the runs per tile row
   int row_step = 1;   // rows between one thread's copies: the rows the team covers at a time
   int row_step_shift = 0;  // its log2
+  int src_step_shift = 0;  // log2 of the source rows between one thread's copies
   int ld = 0;         // slab row length (swizzled: tile row length)
   int kb = 0;         // the slab's extent along K
   bool k_cols = false;
@@ -55,7 +59,8 @@ struct RunPlan {
     while ((kRun << run_shift) < cols) ++run_shift;
     row_step = threads >> run_shift;
     while ((1 << row_step_shift) < row_step) ++row_step_shift;
-    src_row_step = row_step * src.row_stride;
+    src_step_shift = Swizzled ? row_step_shift - 2 : row_step_shift;
+    src_row_step = std::ptrdiff_t(1 << src_step_shift) * src.row_stride;
     src_slab = along_cols ? kb : kb * src.row_stride;
     dst_row_step = row_step * ld;
   }
@@ -65,6 +70,7 @@ struct RunPlan {
     const RunPlan& plan;
     const Scalar* from;  // the thread's first run in slab 0
     int row0, col;       // its first row and its column in the tile
+    int src_row0;        // the source row (from the tile origin) of its first row
     int copies;          // its runs per slab: rows row0, row0 + row_step, ... of the tile
     int valid_rows, valid_cols;  // source extents from the tile origin, slab 0
 
@@ -76,8 +82,9 @@ struct RunPlan {
       const int run_bytes = (cols_left < kRun ? (cols_left > 0 ? cols_left : 0) : kRun) * int(sizeof(Scalar));
       const Scalar* src = from + slab * plan.src_slab;
       Scalar* dst = to + plan.slab_offset(row0, col);
-      // Copy i is row row0 + i * row_step: inside the source while i < copies_inside.
-      const int copies_inside = rows_inside > row0 ? (rows_inside - row0 + plan.row_step - 1) >> plan.row_step_shift : 0;
+      // Copy i reads source row src_row0 + i * 2^src_step_shift: inside while i < copies_inside.
+      const int src_step = 1 << plan.src_step_shift;
+      const int copies_inside = rows_inside > src_row0 ? (rows_inside - src_row0 + src_step - 1) >> plan.src_step_shift : 0;
       if (run_bytes == kRun * int(sizeof(Scalar))) {  // the thread's runs are whole where inside
         int i = 0;
         // Four at a time without a check between them, then the rest.
@@ -107,8 +114,9 @@ struct RunPlan {
     const int rank = team.team_rank();
     const int row0 = rank >> run_shift, col = (rank & ((1 << run_shift) - 1)) * kRun;
     const int copies = row0 < rows ? (rows - row0 + row_step - 1) >> row_step_shift : 0;
-    return {*this, src.data + b * src.batch_stride + (r0 + row0) * src.row_stride + c0 + col, row0, col, copies,
-            src.rows - r0, src.cols - c0};
+    const int src_row0 = Swizzled ? wgmma::FragmentKOrder{kb / wgmma::kInstructionK}.source_k(row0) : row0;
+    return {*this, src.data + b * src.batch_stride + (r0 + src_row0) * src.row_stride + c0 + col, row0, col, src_row0,
+            copies, src.rows - r0, src.cols - c0};
   }
 };
 

@@ -80,14 +80,14 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
   int products_per_team, threads_per_product;  // Config::bb; the product teams' size
   int a_slab_elements, buffer_elements;  // one slab buffer: its A slab, then its B slab (kAlign-aligned)
   int last_depth;                        // the last slab's K extent, rounded up to k_multiple
-  bool walk_n_first;                     // host spaces: consecutive blocks go across N (place())
+  bool walk_n_first;                     // consecutive blocks go across N (place())
 
   SlabPipeline(const GemmArgs<Scalar>& a, const Config& c, int k_mult)
       : args(a), mb(c.mb), nb(c.nb), kb(c.kb),
         blocks_m(ceil_div(a.M(), c.mb)), blocks_n(ceil_div(a.N(), c.nb)), k_multiple(k_mult),
         ld_a(Layout::ld_a(c.kb, kPad)), ld_b(Layout::ld_b(c.nb, kPad)),
         slabs(ceil_div(a.K(), c.kb)), products_per_team(c.bb), threads_per_product(c.threads_per_product()),
-        walk_n_first(!Traits::is_gpu && a.N() < a.M()) {
+        walk_n_first(a.N() < a.M()) {
     const SlabSplit split = split_slabs(c, a.K());
     slabs_per_split = split.slabs_per_split;
     splits = split.splits;
@@ -97,7 +97,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     a_slab_elements = Layout::stages_a ? aligned_elements(Layout::slab_elements(mb, kb, ld_a)) : 0;
     buffer_elements = a_slab_elements + aligned_elements(Layout::slab_elements(kb, nb, ld_b));
     if constexpr (Runs) {
-      this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
+      if constexpr (Layout::stages_a) this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
       this->b_runs = Plan(a.B, c.kb, c.nb, c.threads_per_product(), ld_b, false);
     }
   }
@@ -146,15 +146,15 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     return {at.b, at.m0, at.n0, block, team.league_rank() % splits, writes};
   }
   // Where block `block` lies: a block's splits are neighbours, then consecutive blocks walk
-  // down M, so they share one B panel while it is hot in cache. On host spaces, where B is the
-  // smaller operand (N < M: batch 128's im2col GEMMs, most of batch 1's), they walk across N
-  // instead: a block row's A tile stays in cache while B, which a cache holds more easily than
-  // A, is read again for every block row. Walking down M read all of A again for every block
-  // column, from memory once A outgrows the caches (one thread, ResNet-50 batch 128: 1.3x).
+  // across N where B is the smaller operand (N < M: batch 128's im2col GEMMs, most of batch 1's),
+  // down M otherwise. Across N, a block row's A tile is reused while it is in cache: on host
+  // spaces by the next blocks of the same thread, on GPUs by the teams in flight beside it, which
+  // then read each A row panel from memory once and B, the smaller operand, from L2. Walking
+  // down M read all of A again for every block column, from memory once A outgrows the caches
+  // (one thread, ResNet-50 batch 128: 1.3x; H100: see docs/gpu-notes.md).
   KOKKOS_INLINE_FUNCTION BlockOrigin place(int block) const {
     const int per_product = blocks_m * blocks_n, in_product = block % per_product;
-    if constexpr (!Traits::is_gpu)
-      if (walk_n_first) return {block / per_product, (in_product / blocks_n) * mb, (in_product % blocks_n) * nb, block, 0, true};
+    if (walk_n_first) return {block / per_product, (in_product / blocks_n) * mb, (in_product % blocks_n) * nb, block, 0, true};
     return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block, 0, true};
   }
 

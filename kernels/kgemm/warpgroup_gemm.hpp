@@ -3,8 +3,9 @@
 // `wgmma`): the slab pipeline's team pattern with only B staged, as 16-byte runs into the
 // swizzled tiles `wgmma` reads (WarpgroupSlabs); each warpgroup of four warps owns one 64 x WN
 // tile of the block (tm x tn = 64 x WN) in registers and multiplies it 16 k at a time by single
-// instructions (spaces/: WarpgroupTile), A from registers: each thread loads its own fragment
-// pairs of A straight from global memory, a slab ahead of the one multiplied, so that team
+// instructions (spaces/: WarpgroupTile), A from registers: each thread loads its own fragments
+// of A straight from global memory as 16-byte runs (the slab's k in wgmma::FragmentKOrder, B's
+// rows staged in the same order), a slab ahead of the one multiplied, so that team
 // scratch (47 KB under Kokkos 4.6) holds B's slabs alone: 128 x 128 blocks on 64-deep slabs,
 // two buffers, take 33 KB. Results go from the registers to C two adjacent columns per store,
 // as the warp-tile kernel's do.
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kgemm/packed.hpp"
 #include "kgemm/slab_pipeline.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 
@@ -34,33 +36,63 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
   WarpgroupGemm(const GemmArgs<half>& a, const Config& c) : Pipeline(a, c, wgmma::kInstructionK), groups_n(c.nb / WN) {}
 
   // Whether the call's B stages as runs into the swizzled tiles (the only way it can) and A's
-  // rows hold its fragment pairs as aligned 4-byte words.
+  // rows hold the threads' runs of k as aligned 16-byte (8-byte) loads.
   static bool applies(const GemmArgs<half>& a, const Config& c) {
     const auto& A = a.A;
-    const bool pairs = A.col_stride == 1 && reinterpret_cast<std::uintptr_t>(A.data) % sizeof(unsigned) == 0 &&
-                       A.row_stride % 2 == 0 && A.batch_stride % 2 == 0;
-    return pairs && Pipeline::runs_apply(a, c);
+    constexpr int kRun = 16 / int(sizeof(half));
+    const bool runs = A.col_stride == 1 && reinterpret_cast<std::uintptr_t>(A.data) % 16 == 0 &&
+                      A.row_stride % kRun == 0 && A.batch_stride % kRun == 0;
+    return runs && Pipeline::runs_apply(a, c);
   }
 
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(0); }
 
-  // This thread's fragments of A for slab `slab`: the fp16 pairs at its rows and k, zeros past
-  // A's rows and past K (a pair straddling an odd K keeps its first element).
+  // This thread's fragments of A for slab `slab`. In the slab's fragment K order each of its two
+  // rows gives one run of 4 steps elements: read as 16-byte loads, two steps each, where steps is
+  // even, as 8-byte ones otherwise (a run of 12 starts only 8-byte aligned). Zeros past A's rows
+  // and past K; only a run that crosses K is read element by element.
   KOKKOS_INLINE_FUNCTION void load_fragments(Fragments& a, const Tile& tile, const BlockOrigin& at, int row0,
                                              int slab) const {
     const auto& A = this->args.A;
-    const int k0 = slab * this->kb;
+    const int steps = this->kb / wgmma::kInstructionK;
+    const int k = slab * this->kb + tile.fragment_k(steps, 0, 0);
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
+    for (int e = 0; e < 2; ++e) {  // the low pairs of register e, the high ones of e + 2: one row
       const int row = at.m0 + row0 + tile.fragment_row(e);
-      const half* from = A.data + at.b * A.batch_stride + row * A.row_stride + k0 + tile.fragment_k(e);
+      const int inside = row < A.rows ? A.cols - k : 0;  // elements of the run inside A
+      const half* from = A.data + at.b * A.batch_stride + row * A.row_stride + k;
+      if (steps % 2 == 0) {
 #pragma unroll
-      for (int s = 0; s < Tile::max_steps; ++s) {
-        const int k = k0 + tile.fragment_k(e) + 16 * s;
-        const bool inside = row < A.rows && k < A.cols && 16 * s < this->kb;
-        const unsigned pair = inside ? *reinterpret_cast<const unsigned*>(from + 16 * s) : 0u;
-        a[s][e] = k + 1 < A.cols ? pair : pair & 0xFFFFu;  // the low half is element k
+        for (int s = 0; s < Tile::max_steps; s += 2)
+          if (s < steps) {
+            unsigned w[4];
+            load_run(w, from + 4 * s, inside - 4 * s);
+            a[s][e] = w[0], a[s][e + 2] = w[1], a[s + 1][e] = w[2], a[s + 1][e + 2] = w[3];
+          }
+      } else {
+#pragma unroll
+        for (int s = 0; s < Tile::max_steps; ++s)
+          if (s < steps) {
+            unsigned w[2];
+            load_run(w, from + 4 * s, inside - 4 * s);
+            a[s][e] = w[0], a[s][e + 2] = w[1];
+          }
       }
+    }
+  }
+
+  // Words fp16 pairs from `from` (aligned to the run), the elements from `inside` on zeros.
+  template <int Words>
+  KOKKOS_INLINE_FUNCTION static void load_run(unsigned (&w)[Words], const half* from, int inside) {
+    if (inside >= 2 * Words) {
+      const Packed<unsigned, Words> run = *reinterpret_cast<const Packed<unsigned, Words>*>(from);
+#pragma unroll
+      for (int q = 0; q < Words; ++q) w[q] = run.v[q];
+    } else {
+      const unsigned short* bits = reinterpret_cast<const unsigned short*>(from);
+#pragma unroll
+      for (int q = 0; q < Words; ++q)
+        w[q] = (2 * q < inside ? unsigned(bits[2 * q]) : 0u) | (2 * q + 1 < inside ? unsigned(bits[2 * q + 1]) << 16 : 0u);
     }
   }
 
@@ -77,14 +109,14 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
     const int end = range.end;
     Fragments next;
     if (slab < end) load_fragments(next, tile, at, row0, slab);
-    this->for_each_slab(team, scratch, at, [&](const half*, int, const half* b_slab, int, int depth) {
+    this->for_each_slab(team, scratch, at, [&](const half*, int, const half* b_slab, int, int) {
       Fragments now;
 #pragma unroll
       for (int s = 0; s < Tile::max_steps; ++s)
 #pragma unroll
         for (int e = 0; e < 4; ++e) now[s][e] = next[s][e];
       if (slab + 1 < end) load_fragments(next, tile, at, row0, slab + 1);
-      tile.multiply(now, b_slab, this->kb, col0, depth);
+      tile.multiply(now, b_slab, this->kb, col0);
       ++slab;
     });
     this->template store_results<2>(at, [&](auto&& store) {

@@ -175,7 +175,8 @@ struct SplitTf32WarpTile : WarpAccumulators<WM, WN> {
 
 // Hopper's warpgroup MMA (sm_90a device code: KGEMM_WGMMA): four warps own a 64 x WN tile of C.
 // A comes from registers, in the m16n8k16 A-fragment layout (each thread loads its own fp16
-// pairs: `fragment_row`, `fragment_k`), so that team scratch holds B alone; B is read by the
+// pairs: `fragment_row`; their k in the slab's wgmma::FragmentKOrder, `fragment_k`), so that
+// team scratch holds B alone; B is read by the
 // tensor cores straight from its slab, row-major as it is stored (MN-major) in tiles of 64
 // columns (wgmma::SwizzledSlab). Each warp holds 16 rows of the tile in the m16n8 accumulator
 // layout, the one WarpAccumulators<16, WN> stores from.
@@ -188,16 +189,20 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
   int warp;  // in the warpgroup: its rows start at 16 * warp
   KOKKOS_INLINE_FUNCTION explicit WarpgroupTile(int rank_in_group) : Base(rank_in_group % 32), warp(rank_in_group / 32) {}
 
-  // Row (of the warpgroup's 64) of fragment register `e`'s pair, and its first k within the
-  // 16-deep step: {row, k}, {row + 8, k}, {row, k + 8}, {row + 8, k + 8}.
+  // Row (of the warpgroup's 64) of fragment register `e`'s pair: {row, k lo}, {row + 8, k lo},
+  // {row, k hi}, {row + 8, k hi}.
   KOKKOS_INLINE_FUNCTION int fragment_row(int e) const { return 16 * warp + this->lane / 4 + 8 * (e % 2); }
-  KOKKOS_INLINE_FUNCTION int fragment_k(int e) const { return 2 * (this->lane % 4) + 8 * (e / 2); }
+  // The operand's k (from the slab's start) of the pair of register `e` in step s, slabs of
+  // `steps` steps: the low pair 4 s + {0, 1} into the thread's run, the high one 4 s + {2, 3}.
+  KOKKOS_INLINE_FUNCTION int fragment_k(int steps, int s, int e) const {
+    return wgmma::FragmentKOrder{steps}.first_k(this->lane % 4) + 4 * s + 2 * (e / 2);
+  }
 
-  // acc += A (a[s]: the fragments of k = 16 s ... 16 s + 15 of the slab) * B[0 : depth, col0 :
-  // col0 + WN], depth % 16 == 0, depth <= 16 max_steps; the B slab has `b_rows` rows (its K
-  // extent). The multiplications are complete on return.
-  KOKKOS_INLINE_FUNCTION void multiply(unsigned (&a)[max_steps][4], const half* b_slab, int b_rows, int col0,
-                                       int depth) {
+  // acc += A (a[s]: the fragments of step s of the slab) * B[slab, col0 : col0 + WN], over the
+  // slab's b_rows / 16 <= max_steps steps (all of them: in the fragment K order each step holds k
+  // from across the slab; rows past K are zeros in both operands). The multiplications are
+  // complete on return.
+  KOKKOS_INLINE_FUNCTION void multiply(unsigned (&a)[max_steps][4], const half* b_slab, int b_rows, int col0) {
 #if defined(KGEMM_WGMMA)
     static_assert(sizeof(acc) == WN / 2 * sizeof(float), "the accumulators are wgmma's N / 2 floats a thread");
     float(&d)[WN / 2] = reinterpret_cast<float(&)[WN / 2]>(acc);
@@ -209,7 +214,7 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
     wgmma::fence();
 #pragma unroll
     for (int s = 0; s < max_steps; ++s)
-      if (s * wgmma::kInstructionK < depth)
+      if (s * wgmma::kInstructionK < b_rows)
         wgmma::mma_async_a_in_registers<WN>(
             d, a[s], wgmma::descriptor_mn_major(b_base + kBytes * s * wgmma::kInstructionK * b_row, b_tile_bytes), true);
     wgmma::commit_group();
@@ -217,7 +222,7 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
     wgmma::pin_accumulators(d);
     wgmma::pin_fragments(a);
 #else
-    (void)a, (void)b_slab, (void)b_rows, (void)col0, (void)depth;
+    (void)a, (void)b_slab, (void)b_rows, (void)col0;
     Base::unsupported("kgemm: warpgroup configs (_wg) need device code compiled for sm_90a and a GPU of compute capability 9.0");
 #endif
   }

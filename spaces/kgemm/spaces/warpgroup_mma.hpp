@@ -56,6 +56,23 @@ struct SwizzledSlab {
   }
 };
 
+// The K order of a slab whose A fragments each thread loads from memory itself (wgmma with A in
+// registers). In step s (the slab's k 16 s ... 16 s + 15 as the instructions see them), the
+// threads of column q = lane % 4 of a warp hold the k pairs 2 q and 2 q + 8 of the step. The
+// slab's k are a permutation of the operand's, chosen so that those are the operand's k
+// 4 (steps q + s) ... + 3: each thread's k of every step lie in one run of 4 steps elements of
+// each of its rows, read with 16-byte loads instead of 4-byte ones. B's slab rows are staged in
+// the same order (slab row r holds the operand's row source_k(r)), which keeps the product.
+// Slab rows 8 j apart hold operand rows 2 j apart, so a stager whose threads copy rows a
+// multiple of 8 apart (as the swizzle's period asks) reads its rows a fixed distance apart.
+struct FragmentKOrder {
+  int steps;  // 16-deep steps of the slab
+  // The operand's k (from the slab's start) at slab k `r`.
+  KGEMM_WGMMA_HOST_DEVICE constexpr int source_k(int r) const { return 4 * steps * (r / 2 % 4) + 2 * (r / 8) + r % 2; }
+  // The first of the operand's k that threads of column q hold.
+  KGEMM_WGMMA_HOST_DEVICE constexpr int first_k(int q) const { return 4 * steps * q; }
+};
+
 // The shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") of an operand
 // starting at `shared_address` (a 32-bit shared-window address, 16-byte aligned; the tile it is
 // in aligned to the swizzle's period). Bits 0-13: address / 16; 16-29: leading byte offset / 16;
