@@ -71,6 +71,7 @@ struct RunPlan {
     const Scalar* from;  // the thread's first run in slab 0
     int row0, col;       // its first row and its column in the tile
     int src_row0;        // the source row (from the tile origin) of its first row
+    int dst0;            // the slab offset of its first run (swizzled slabs: worked out once a block)
     int copies;          // its runs per slab: rows row0, row0 + row_step, ... of the tile
     int valid_rows, valid_cols;  // source extents from the tile origin, slab 0
 
@@ -81,7 +82,7 @@ struct RunPlan {
       const int cols_left = (plan.k_cols ? valid_cols - k0 : valid_cols) - col;
       const int run_bytes = (cols_left < kRun ? (cols_left > 0 ? cols_left : 0) : kRun) * int(sizeof(Scalar));
       const Scalar* src = from + slab * plan.src_slab;
-      Scalar* dst = to + plan.slab_offset(row0, col);
+      Scalar* dst = to + dst0;
       // Copy i reads source row src_row0 + i * 2^src_step_shift: inside while i < copies_inside.
       const int src_step = 1 << plan.src_step_shift;
       const int copies_inside = rows_inside > src_row0 ? (rows_inside - src_row0 + src_step - 1) >> plan.src_step_shift : 0;
@@ -116,7 +117,7 @@ struct RunPlan {
     const int copies = row0 < rows ? (rows - row0 + row_step - 1) >> row_step_shift : 0;
     const int src_row0 = Swizzled ? wgmma::FragmentKOrder{kb / wgmma::kInstructionK}.source_k(row0) : row0;
     return {*this, src.data + b * src.batch_stride + (r0 + src_row0) * src.row_stride + c0 + col, row0, col, src_row0,
-            copies, src.rows - r0, src.cols - c0};
+            slab_offset(row0, col), copies, src.rows - r0, src.cols - c0};
   }
 };
 

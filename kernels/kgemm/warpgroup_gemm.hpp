@@ -49,8 +49,9 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
 
   // This thread's fragments of A for slab `slab`. In the slab's fragment K order each of its two
   // rows gives one run of 4 steps elements: read as 16-byte loads, two steps each, where steps is
-  // even, as 8-byte ones otherwise (a run of 12 starts only 8-byte aligned). Zeros past A's rows
-  // and past K; only a run that crosses K is read element by element.
+  // even, as 8-byte ones otherwise (a run of 12 starts only 8-byte aligned). A row's run that lies
+  // inside A is read without a test per load; zeros past A's rows and past K, and only a run that
+  // crosses K is read element by element.
   KOKKOS_INLINE_FUNCTION void load_fragments(Fragments& a, const Tile& tile, const BlockOrigin& at, int row0,
                                              int slab) const {
     const auto& A = this->args.A;
@@ -61,39 +62,51 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
       const int row = at.m0 + row0 + tile.fragment_row(e);
       const int inside = row < A.rows ? A.cols - k : 0;  // elements of the run inside A
       const half* from = A.data + at.b * A.batch_stride + row * A.row_stride + k;
-      if (steps % 2 == 0) {
-#pragma unroll
-        for (int s = 0; s < Tile::max_steps; s += 2)
-          if (s < steps) {
-            unsigned w[4];
-            load_run(w, from + 4 * s, inside - 4 * s);
-            a[s][e] = w[0], a[s][e + 2] = w[1], a[s + 1][e] = w[2], a[s + 1][e + 2] = w[3];
-          }
-      } else {
-#pragma unroll
-        for (int s = 0; s < Tile::max_steps; ++s)
-          if (s < steps) {
-            unsigned w[2];
-            load_run(w, from + 4 * s, inside - 4 * s);
-            a[s][e] = w[0], a[s][e + 2] = w[1];
-          }
-      }
+      if (inside >= 4 * steps)
+        load_row(a, e, steps, [&](auto& w, int s) { read_run(w, from + 4 * s); });
+      else
+        load_row(a, e, steps, [&](auto& w, int s) { read_run_zero_filled(w, from + 4 * s, inside - 4 * s); });
     }
   }
 
-  // Words fp16 pairs from `from` (aligned to the run), the elements from `inside` on zeros.
-  template <int Words>
-  KOKKOS_INLINE_FUNCTION static void load_run(unsigned (&w)[Words], const half* from, int inside) {
-    if (inside >= 2 * Words) {
-      const Packed<unsigned, Words> run = *reinterpret_cast<const Packed<unsigned, Words>*>(from);
+  // read(w, s) fills w with the fp16 pairs of steps s (and s + 1, for 4 words) of one row; they go
+  // to registers e (low pairs) and e + 2 (high pairs) of those steps.
+  template <class Read>
+  KOKKOS_INLINE_FUNCTION static void load_row(Fragments& a, int e, int steps, Read&& read) {
+    if (steps % 2 == 0) {
 #pragma unroll
-      for (int q = 0; q < Words; ++q) w[q] = run.v[q];
+      for (int s = 0; s < Tile::max_steps; s += 2)
+        if (s < steps) {
+          unsigned w[4];
+          read(w, s);
+          a[s][e] = w[0], a[s][e + 2] = w[1], a[s + 1][e] = w[2], a[s + 1][e + 2] = w[3];
+        }
     } else {
-      const unsigned short* bits = reinterpret_cast<const unsigned short*>(from);
 #pragma unroll
-      for (int q = 0; q < Words; ++q)
-        w[q] = (2 * q < inside ? unsigned(bits[2 * q]) : 0u) | (2 * q + 1 < inside ? unsigned(bits[2 * q + 1]) << 16 : 0u);
+      for (int s = 0; s < Tile::max_steps; ++s)
+        if (s < steps) {
+          unsigned w[2];
+          read(w, s);
+          a[s][e] = w[0], a[s][e + 2] = w[1];
+        }
     }
+  }
+
+  // Words fp16 pairs from `from` (aligned to the run).
+  template <int Words>
+  KOKKOS_INLINE_FUNCTION static void read_run(unsigned (&w)[Words], const half* from) {
+    const Packed<unsigned, Words> run = *reinterpret_cast<const Packed<unsigned, Words>*>(from);
+#pragma unroll
+    for (int q = 0; q < Words; ++q) w[q] = run.v[q];
+  }
+  // The same, the elements from `inside` on zeros.
+  template <int Words>
+  KOKKOS_INLINE_FUNCTION static void read_run_zero_filled(unsigned (&w)[Words], const half* from, int inside) {
+    if (inside >= 2 * Words) return read_run(w, from);
+    const unsigned short* bits = reinterpret_cast<const unsigned short*>(from);
+#pragma unroll
+    for (int q = 0; q < Words; ++q)
+      w[q] = (2 * q < inside ? unsigned(bits[2 * q]) : 0u) | (2 * q + 1 < inside ? unsigned(bits[2 * q + 1]) << 16 : 0u);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {

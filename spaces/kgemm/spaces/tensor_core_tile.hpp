@@ -212,11 +212,20 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
     wgmma::pin_accumulators(d);
     wgmma::pin_fragments(a);
     wgmma::fence();
+    // One straight run of instructions per step count: behind a test each, every wgmma took a
+    // fence of its own and the commit an empty wgmma.
+    const auto steps = [&](auto count) {
 #pragma unroll
-    for (int s = 0; s < max_steps; ++s)
-      if (s * wgmma::kInstructionK < b_rows)
+      for (int s = 0; s < decltype(count)::value; ++s)
         wgmma::mma_async_a_in_registers<WN>(
             d, a[s], wgmma::descriptor_mn_major(b_base + kBytes * s * wgmma::kInstructionK * b_row, b_tile_bytes), true);
+    };
+    switch (b_rows / wgmma::kInstructionK) {
+      case 1: steps(std::integral_constant<int, 1>{}); break;
+      case 2: steps(std::integral_constant<int, 2>{}); break;
+      case 3: steps(std::integral_constant<int, 3>{}); break;
+      default: steps(std::integral_constant<int, max_steps>{}); break;
+    }
     wgmma::commit_group();
     wgmma::wait_group<0>();
     wgmma::pin_accumulators(d);
