@@ -71,7 +71,7 @@ struct RunPlan {
     const Scalar* from;  // the thread's first run in slab 0
     int row0, col;       // its first row and its column in the tile
     int src_row0;        // the source row (from the tile origin) of its first row
-    int dst0;            // the slab offset of its first run (swizzled slabs: worked out once a block)
+    int dst0;            // the slab offset of its first run, worked out once a block (a swizzled one divides)
     int copies;          // its runs per slab: rows row0, row0 + row_step, ... of the tile
     int valid_rows, valid_cols;  // source extents from the tile origin, slab 0
 
