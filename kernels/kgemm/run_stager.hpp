@@ -69,10 +69,10 @@ struct RunPlan {
   struct Copies {
     const RunPlan& plan;
     const Scalar* from;  // the thread's first run in slab 0
-    int row0, col;       // its first row and its column in the tile
+    int col;             // its column in the tile
     int src_row0;        // the source row (from the tile origin) of its first row
     int dst0;            // the slab offset of its first run, worked out once a block (a swizzled one divides)
-    int copies;          // its runs per slab: rows row0, row0 + row_step, ... of the tile
+    int copies;          // its runs per slab: tile rows row_step apart from its first
     int valid_rows, valid_cols;  // source extents from the tile origin, slab 0
 
     // Copies slab `slab` into `to`; the depth is the plan's (runs past the source are zeros).
@@ -116,7 +116,7 @@ struct RunPlan {
     const int row0 = rank >> run_shift, col = (rank & ((1 << run_shift) - 1)) * kRun;
     const int copies = row0 < rows ? (rows - row0 + row_step - 1) >> row_step_shift : 0;
     const int src_row0 = Swizzled ? wgmma::FragmentKOrder{kb / wgmma::kInstructionK}.source_k(row0) : row0;
-    return {*this, src.data + b * src.batch_stride + (r0 + src_row0) * src.row_stride + c0 + col, row0, col, src_row0,
+    return {*this, src.data + b * src.batch_stride + (r0 + src_row0) * src.row_stride + c0 + col, col, src_row0,
             slab_offset(row0, col), copies, src.rows - r0, src.cols - c0};
   }
 };

@@ -56,7 +56,7 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
                                              int slab) const {
     const auto& A = this->args.A;
     const int steps = this->kb / wgmma::kInstructionK;
-    const int k = slab * this->kb + tile.fragment_k(steps, 0, 0);
+    const int k = slab * this->kb + tile.fragment_run_k(steps);
 #pragma unroll
     for (int e = 0; e < 2; ++e) {  // the low pairs of register e, the high ones of e + 2: one row
       const int row = at.m0 + row0 + tile.fragment_row(e);

@@ -175,7 +175,7 @@ struct SplitTf32WarpTile : WarpAccumulators<WM, WN> {
 
 // Hopper's warpgroup MMA (sm_90a device code: KGEMM_WGMMA): four warps own a 64 x WN tile of C.
 // A comes from registers, in the m16n8k16 A-fragment layout (each thread loads its own fp16
-// pairs: `fragment_row`; their k in the slab's wgmma::FragmentKOrder, `fragment_k`), so that
+// pairs: `fragment_row`; their k in the slab's wgmma::FragmentKOrder, `fragment_run_k`), so that
 // team scratch holds B alone; B is read by the
 // tensor cores straight from its slab, row-major as it is stored (MN-major) in tiles of 64
 // columns (wgmma::SwizzledSlab). Each warp holds 16 rows of the tile in the m16n8 accumulator
@@ -192,10 +192,10 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
   // Row (of the warpgroup's 64) of fragment register `e`'s pair: {row, k lo}, {row + 8, k lo},
   // {row, k hi}, {row + 8, k hi}.
   KOKKOS_INLINE_FUNCTION int fragment_row(int e) const { return 16 * warp + this->lane / 4 + 8 * (e % 2); }
-  // The operand's k (from the slab's start) of the pair of register `e` in step s, slabs of
-  // `steps` steps: the low pair 4 s + {0, 1} into the thread's run, the high one 4 s + {2, 3}.
-  KOKKOS_INLINE_FUNCTION int fragment_k(int steps, int s, int e) const {
-    return wgmma::FragmentKOrder{steps}.first_k(this->lane % 4) + 4 * s + 2 * (e / 2);
+  // The operand's k (from the slab's start) where this thread's run of k starts, slabs of `steps`
+  // steps: the low pairs of step s are 4 s + {0, 1} into the run, the high ones 4 s + {2, 3}.
+  KOKKOS_INLINE_FUNCTION int fragment_run_k(int steps) const {
+    return wgmma::FragmentKOrder{steps}.first_k(this->lane % 4);
   }
 
   // acc += A (a[s]: the fragments of step s of the slab) * B[slab, col0 : col0 + WN], over the
