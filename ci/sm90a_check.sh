@@ -6,7 +6,8 @@
 #      mma.sync fp16 and TF32, wgmma m64n{64,128,256}k16, the warpgroup fences), and for sm_90 and
 #      sm_80 the mma.sync path with no wgmma at all (the arch-feature guard);
 #   3. benchmarks/ceilings/wgmma_ceiling.cu compiles for sm_90a and links against the tree's
-#      libcudart.so.12.
+#      libcudart.so.12; so does the warp-specialized study (warp_specialized_wgmma.cu), whose
+#      SASS holds its wgmma and mbarrier waits.
 # Usage: ci/sm90a_check.sh [CUDA12_ROOT]    (default .cache/cuda-12.4, from ci/bootstrap.sh --cuda12)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,4 +50,9 @@ nvcc "${nvcc_flags[@]}" -gencode arch=compute_90a,code=sm_90a -cudart shared -o 
 cudart=$(LD_LIBRARY_PATH=$cuda/lib64 ldd "$out/wgmma_ceiling" | grep -o 'libcudart.so.12 => [^ ]*')
 [ "$cudart" = "libcudart.so.12 => $cuda/lib64/libcudart.so.12" ] || fail "wgmma_ceiling links '$cudart'"
 cuobjdump -sass "$out/wgmma_ceiling" | grep -q 'HGMMA.64x256x16.F32' || fail "wgmma_ceiling has no HGMMA"
-echo "sm90a check: OK (sm_90a SASS:" $sm90a "; sm_90, sm_80: mma.sync only; wgmma_ceiling linked)"
+nvcc "${nvcc_flags[@]}" -gencode arch=compute_90a,code=sm_90a -cudart shared -o "$out/warp_specialized_wgmma" \
+    "$repo/benchmarks/ceilings/warp_specialized_wgmma.cu" || fail "warp_specialized_wgmma does not compile and link"
+study=$(cuobjdump -sass "$out/warp_specialized_wgmma")
+grep -q 'HGMMA.64x128x16.F32' <<< "$study" && grep -q 'SYNCS' <<< "$study" ||
+  fail "warp_specialized_wgmma lacks its wgmma or mbarrier instructions"
+echo "sm90a check: OK (sm_90a SASS:" $sm90a "; sm_90, sm_80: mma.sync only; wgmma_ceiling and warp_specialized_wgmma linked)"

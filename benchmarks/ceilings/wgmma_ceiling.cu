@@ -21,18 +21,10 @@
 #include <random>
 #include <vector>
 
+#include "check_cuda.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace wg = kgemm::wgmma;
-
-#define CHECK_CUDA(call)                                                                                    \
-  do {                                                                                                      \
-    cudaError_t err_ = (call);                                                                              \
-    if (err_ != cudaSuccess) {                                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_));        \
-      std::exit(1);                                                                                         \
-    }                                                                                                       \
-  } while (0)
 
 constexpr int kWarpgroup = 128;
 constexpr int kTileM = 64;
