@@ -206,6 +206,7 @@ void measure(int M, int N, int K) {
 }
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out as it is measured, even into a pipe
   // ResNet-50 batch-128 layers (im2col) the warpgroup kernel runs.
   const int shapes[][3] = {{6272, 512, 4608}, {25088, 512, 1024}, {25088, 256, 2304},
                            {100352, 512, 128}, {401408, 128, 256}, {6272, 2048, 1024}};
