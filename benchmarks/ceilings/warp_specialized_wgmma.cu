@@ -5,13 +5,13 @@
 // a producer warpgroup stages B into S swizzled slab buffers with cp.async, waits for each slab,
 // makes it visible to the tensor cores and hands it over through an mbarrier (arrival counts of
 // 128); the consumer hands each buffer back through another. No team barrier, no whole-team
-// drain. Dynamic shared memory stays within 48 KB, the team scratch Kokkos 4.6 gives a team.
-// Two register budgets: two blocks per SM at 128 registers (__launch_bounds__(256, 2)), or one
-// block with the producer's registers moved to the consumers (setmaxnreg 40 / 232).
+// drain. Measured within the 48 KB of team scratch Kokkos 4.6 gives a team, and past it (4 or 6
+// buffers, the opt-in a newer Kokkos could ask for: does more scratch pay for this design?);
+// with one consumer warpgroup (64 x 128 tiles) or two sharing B (128 x 128). Two register
+// budgets: two blocks per SM at 128 registers (__launch_bounds__(256, 2)), or one block with the
+// producer's registers moved to the consumers (setmaxnreg 40 / 232).
 // Checked on sampled elements against an fp64 host reference on random inputs (C poisoned with
-// NaN first); timed with CUDA events, mean of 20 runs after one. Also two consumer warpgroups
-// sharing B (128 x 128 tiles), and 4 or 6 buffers past 48 KB (the opt-in a newer Kokkos could
-// ask for): does more scratch pay for this design?
+// NaN first); timed with CUDA events, mean of 20 runs after one.
 // Standalone; needs CUDA >= 12 and sm_90a (docs/gpu.md):
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I spaces -o warp_specialized_wgmma \
 //        benchmarks/ceilings/warp_specialized_wgmma.cu && ./warp_specialized_wgmma
