@@ -2,8 +2,9 @@
 # autotune --shard and autotune merge end to end: two shards tuned apart and merged hold the
 # problems of one unsharded run; a clash keeps the faster entry and says so; a store of another
 # device, a bad entry or a missing file refuses the merge and leaves the output as it was; bad
-# --shard and --time-limit values end with exit status 1 and a message; --time-limit stops a
-# run between shapes with the tuned ones stored.
+# --shard, --claim and --time-limit values end with exit status 1 and a message; a run that
+# finds every problem claimed tunes none; --time-limit stops a run between shapes with the
+# tuned ones stored.
 # Usage: autotune_shard_merge.sh <autotune binary> <space>
 set -euo pipefail
 autotune=$1 space=$2
@@ -63,7 +64,18 @@ done
 for limit in 0s -5m 10 10d nans infh 9999999h; do
   refused "option --time-limit: bad duration '$limit'" "${tune[@]}" --time-limit "$limit" --out "$dir/never.yaml"
 done
+refused "--shard and --claim both split the problem list: give one" "${tune[@]}" --shard 0/2 --claim "$dir/claims" --out "$dir/never.yaml"
+touch "$dir/a-file"
+refused "claims directory $dir/a-file: not a directory" "${tune[@]}" --claim "$dir/a-file" --out "$dir/never.yaml"
+refused "claims directory $dir/no/claims: cannot create it: No such file or directory" "${tune[@]}" --claim "$dir/no/claims" --out "$dir/never.yaml"
 [ ! -e "$dir/never.yaml" ] || fail "a refused run wrote a store"
+
+# Claims: a run finding every problem claimed tunes none and still leaves its (empty) store.
+"${tune[@]}" --claim "$dir/claims" --out "$dir/c0.yaml" > "$dir/c0.log" 2>&1 || fail "claiming run: $(cat "$dir/c0.log")"
+"${tune[@]}" --claim "$dir/claims" --out "$dir/c1.yaml" > "$dir/c1.log" 2>&1 || fail "second claiming run: $(cat "$dir/c1.log")"
+[ "$(problems "$dir/c0.yaml")" = "$(problems "$dir/whole.yaml")" ] || fail "the first claiming run did not tune the whole list"
+grep -q "claims: 0 of 4 problems tuned here, 4 claimed by other runs" "$dir/c1.log" && grep -q "entries: \[\]" "$dir/c1.yaml" ||
+  fail "the second claiming run: $(tail -n 3 "$dir/c1.log")"
 
 # --time-limit: a run far longer than the limit stops between shapes, keeping the tuned ones.
 many=$(for k in 256 264 272 280 288 296 304 312 320 328 336 344; do printf '256x256x%s,' $k; done)

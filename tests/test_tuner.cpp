@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <set>
 #include <tuple>
+#include <unistd.h>
 
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
@@ -93,19 +94,19 @@ TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
   EXPECT_EQ(parse_budget("40").evaluations, 40);
 }
 
-TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfig) {
+TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfigExactly) {
   const std::string path = ::testing::TempDir() + "kgemm_cache_test.tsv";
   std::remove(path.c_str());
   Problem p;
   p.m = 49, p.n = 2048, p.k = 512;
   append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 12.5, ""}});
   append_measurement(path, p, {Config{64, 64, 32, 8, 8, 16}, {false, 0, "C(0,1,2)\toff"}});
-  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 13.5, ""}});
+  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 1.0 / 3.0, ""}});
   const auto loaded = load_measurements(path);
   ASSERT_EQ(loaded.size(), 1u);
   const auto& list = loaded.at(to_string(p));
   ASSERT_EQ(list.size(), 2u);
-  EXPECT_DOUBLE_EQ(list[0].measurement.gflops, 13.5);
+  EXPECT_EQ(list[0].measurement.gflops, 1.0 / 3.0);  // every digit: a replay rounds what the run rounded
   EXPECT_FALSE(list[1].measurement.correct);
   EXPECT_EQ(list[1].measurement.note, "C(0,1,2) off");
 }
@@ -435,6 +436,34 @@ TEST(Shard, ShardsOfOneCountPartitionTheListInOrder) {
   }
   EXPECT_EQ(shard_of(items, Shard{1, 4}), (std::vector<int>{101, 105, 109}));
   EXPECT_TRUE(shard_of(std::vector<int>{}, Shard{0, 3}).empty());
+}
+
+// Claims: the first run to claim a problem owns it, also against a second ProblemClaims on the
+// same directory (as another process would hold); a claims path that is a file, or whose parent
+// is missing, is refused naming it.
+TEST(ProblemClaims, FirstClaimWinsAndBadDirectoriesAreNamed) {
+  const std::string dir = ::testing::TempDir() + "kgemm_claims_" + std::to_string(::getpid());
+  std::remove((dir + "/gemm_f32_nn_m8_n8_k8_b1").c_str());
+  std::remove((dir + "/gemm_f16_nn_m8_n8_k8_b1").c_str());
+  const ProblemClaims mine(dir), theirs(dir);
+  EXPECT_TRUE(mine.claim("gemm_f32_nn_m8_n8_k8_b1"));
+  EXPECT_FALSE(mine.claim("gemm_f32_nn_m8_n8_k8_b1"));
+  EXPECT_FALSE(theirs.claim("gemm_f32_nn_m8_n8_k8_b1"));
+  EXPECT_TRUE(theirs.claim("gemm_f16_nn_m8_n8_k8_b1"));
+  EXPECT_FALSE(mine.claim("gemm_f16_nn_m8_n8_k8_b1"));
+  EXPECT_THROW(mine.claim("a/b"), std::invalid_argument);
+  const auto refusal = [](const std::string& path) {
+    try {
+      ProblemClaims claims(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string file = dir + "/gemm_f32_nn_m8_n8_k8_b1";
+  EXPECT_EQ(refusal(file), "claims directory " + file + ": not a directory");
+  EXPECT_NE(refusal(dir + "/missing/claims").find("claims directory " + dir + "/missing/claims: cannot create it: "),
+            std::string::npos);
 }
 
 }  // namespace

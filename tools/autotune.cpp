@@ -61,6 +61,12 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
                       problem list (repeats dropped): problems I, I+N, I+2N, ... Each
                       shard writes its own store (--out, created even when the shard is
                       empty); `autotune merge` joins them
+  --claim DIR         share the problem list with the autotune runs using the same DIR
+                      (on one node, or a shared file system): each problem goes to the
+                      first run to claim it (a file DIR/<problem>), so runs end about
+                      together however unequal the problems. Each run writes its own
+                      store (--out, created even when it tunes nothing); `autotune merge`
+                      joins them. Clear DIR before a new split: claims outlive their runs
   --reps N            timed repetitions per candidate, median          (default: 7)
   --seed N            seed of the inputs and the random strategies     (default: 1)
   --cache FILE        also append every measurement to FILE (tab-separated)
@@ -120,6 +126,7 @@ std::vector<Request> problems_to_tune(const kgemm::CommandLine& cli) {
   for (const Request& request : requests(cli))
     if (seen.insert(request.problem).second) distinct.push_back(request);
   if (!cli.has("shard")) return distinct;
+  if (cli.has("claim")) throw std::invalid_argument("--shard and --claim both split the problem list: give one");
   const kgemm::Shard shard = kgemm::parse_shard(cli.get("shard", ""));
   std::vector<Request> taken = kgemm::shard_of(distinct, shard);
   std::fprintf(stderr, "autotune: shard %d/%d: %zu of %zu problems\n", shard.index, shard.count, taken.size(),
@@ -261,11 +268,13 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
               kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
+  std::optional<kgemm::ProblemClaims> claims;
+  if (cli.has("claim")) claims.emplace(cli.get("claim", ""));
   // A merge job lists every shard's store: an empty shard still leaves one.
-  if (cli.has("shard") && access(path.c_str(), F_OK) != 0)
+  if ((cli.has("shard") || claims) && access(path.c_str(), F_OK) != 0)
     store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {});
   std::vector<Row> rows;
-  int index = 0;
+  int index = 0, claimed_elsewhere = 0;
   for (const Request& request : todo) {
     ++index;
     const kgemm::Problem& problem = request.problem;
@@ -289,6 +298,11 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       }
       std::fprintf(stderr, "[%d/%d] %s: the stored config cannot run here (%s); tuning it again\n", index,
                    int(todo.size()), key.c_str(), why.c_str());
+    }
+    if (claims && !claims->claim(key)) {
+      std::fprintf(stderr, "[%d/%d] %s: claimed by another run, skipped\n", index, int(todo.size()), key.c_str());
+      ++claimed_elsewhere;
+      continue;
     }
     std::unique_ptr<kgemm::ProblemBench<ExecSpace, float>> bench32;
     std::unique_ptr<kgemm::ProblemBench<ExecSpace, kgemm::half>> bench16;
@@ -350,7 +364,12 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     rows.push_back({request, entry, false, gate});
   }
   print_table(rows);
+  if (claims)
+    std::printf("claims: %zu of %zu problems tuned here, %d claimed by other runs (%s)\n", rows.size(), todo.size(),
+                claimed_elsewhere, cli.get("claim", "").c_str());
   std::printf("store: %s (%zu entries)\n", path.c_str(), store.entries().size());
+  std::printf("wall time: %.1f s for %zu problems\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(), rows.size());
 }
 
 // Why `entry`'s config does not compute its problem right here (empty when it does): checked as
@@ -437,7 +456,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 2, argv + 2);
     kgemm::CommandLine cli(argc, argv,
                            {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
-                            "seed", "cache", "replay", "verify-store", "shard", "time-limit"},
+                            "seed", "cache", "replay", "verify-store", "shard", "claim", "time-limit"},
                            {"batched", "shared-b", "resume", "help"});
     if (cli.has("help")) {
       std::cout << kHelp;
@@ -452,7 +471,7 @@ int main(int argc, char** argv) {
       const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
       // The store names its space; options that only steer tuning would be silently ignored.
       for (const char* option : {"shapes", "shape", "image", "batch", "dtype", "batched", "shared-b", "strategy",
-                                 "budget", "out", "resume", "reps", "cache", "replay", "shard", "time-limit"})
+                                 "budget", "out", "resume", "reps", "cache", "replay", "shard", "claim", "time-limit"})
         if (cli.has(option)) throw std::invalid_argument(std::string("--") + option + " does not apply to --verify-store");
       const auto lower = [](std::string text) {
         for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));

@@ -15,6 +15,7 @@ import unittest
 REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kgemm_report.py")
 STORE_ROWS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "store_rows.py")
 PEER_ALONE_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peer_alone_check.py")
+STORE_COMPARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "store_compare.py")
 CONFIG = "mb64_nb64_kb16_tm4_tn4_team256"
 SHAPES = {"m64_n64_k64": "conv1 (7x7/2)", "m128_n128_k128": "res2a_branch2a"}
 
@@ -266,6 +267,97 @@ class StoreRowsTest(unittest.TestCase):
             with open(os.path.join(tmp, "out", "report.md")) as f:
                 row = markdown_table(f.read(), "## gemm · fp32 · resnet50_i224_b1")[0]
             self.assertEqual((row["kgemm config (cuda)"], row["kgemm/kgemm-default (cuda)"]), (CONFIG, "4.00"))
+
+
+def compare_store(entries, device="{space: cuda, name: GPU X, arch: sm_90, threads: 132}"):
+    """A store of `entries`: (m, n, k, config, gflops) each, fp32 GEMMs."""
+    lines = [f"device: {device}", "entries:"]
+    lines += [f"  - {{kernel: gemm, dtype: f32, order: nn, m: {m}, n: {n}, k: {k}, batch: 1, config: {config}, "
+              f"gflops: {gflops}, default_gflops: 1, candidates: 9}}" for m, n, k, config, gflops in entries]
+    return "\n".join(lines) + "\n"
+
+
+def kgemm_run_output(store, rates, configs):
+    """kgemm-run --format json with `store`: {(m, n, k): GFLOP/s}, configs {(m, n, k): config}."""
+    layers = [{"layer": f"{m}x{n}x{k}", "m": m, "n": n, "k": k, "gflops": g, "config": configs[(m, n, k)]}
+              for (m, n, k), g in rates.items()]
+    return {"tool": "kgemm-run", "runs": [{"dtype": "fp32", "store": f"/elsewhere/{store}", "layers": layers}]}
+
+
+class StoreCompareTest(unittest.TestCase):
+    """A sharded tune's merged store beside a single tune's, with and without re-timed rounds."""
+
+    SINGLE = [(64, 64, 64, "mb64_a", 100), (128, 64, 64, "mb64_b", 200), (256, 64, 64, "mb64_c", 300)]
+    MERGED = [(64, 64, 64, "mb64_a", 104), (128, 64, 64, "mb32_x", 190), (256, 64, 64, "mb32_y", 330)]
+    # Re-timed rounds: 128x64x64's configs 1 % apart with 3.9 % spread; 256x64x64's 20 % apart.
+    SINGLE_ROUNDS = [{(64, 64, 64): 100, (128, 64, 64): 200, (256, 64, 64): 300},
+                     {(64, 64, 64): 102, (128, 64, 64): 208, (256, 64, 64): 303}]
+    MERGED_ROUNDS = [{(64, 64, 64): 101, (128, 64, 64): 202, (256, 64, 64): 360},
+                     {(64, 64, 64): 99, (128, 64, 64): 205, (256, 64, 64): 363}]
+
+    def run_compare(self, tmp, merged=None, merged_device=None, rounds=True, merged_rounds_store="merged.yaml",
+                    dispatched=None):
+        paths = {"single.yaml": compare_store(self.SINGLE),
+                 "merged.yaml": compare_store(merged or self.MERGED, *([merged_device] if merged_device else []))}
+        for name, text in paths.items():
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
+        args = [os.path.join(tmp, "single.yaml"), os.path.join(tmp, "merged.yaml")]
+        if rounds:
+            for side, store, outputs, entries in (("reference", "single.yaml", self.SINGLE_ROUNDS, self.SINGLE),
+                                                  ("other", merged_rounds_store, self.MERGED_ROUNDS, self.MERGED)):
+                configs = {(m, n, k): config for m, n, k, config, _ in entries}
+                if side == "other":
+                    configs.update(dispatched or {})
+                files = []
+                for i, rates in enumerate(outputs):
+                    files.append(os.path.join(tmp, f"{side}-{i}.json"))
+                    with open(files[-1], "w") as f:
+                        json.dump(kgemm_run_output(store, rates, configs), f)
+                args += [f"--{side}-runs", *files]
+        return subprocess.run([sys.executable, STORE_COMPARE, *args], capture_output=True, text=True)
+
+    def test_verdicts_per_problem_from_the_retimed_rounds(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = self.run_compare(tmp)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        rows = {r["problem"]: r for r in markdown_table(run.stdout, "# merged.yaml (other)")}
+        self.assertEqual(rows["gemm fp32 64x64x64"]["verdict"], "same config")
+        self.assertEqual(rows["gemm fp32 128x64x64"]["verdict"], "within noise")
+        self.assertEqual(rows["gemm fp32 128x64x64"]["noise"], "3.9 %")  # 8 / median(200, 208)
+        self.assertEqual(rows["gemm fp32 256x64x64"]["verdict"], "other faster")
+        self.assertEqual(rows["gemm fp32 256x64x64"]["tuned other/ref"], "1.100")
+        self.assertIn("3 problems in both stores; the same config on 1.", run.stdout)
+        self.assertIn("same config 1, within noise 1, other faster 1.", run.stdout)
+
+    def test_a_run_that_dispatched_another_config_is_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = self.run_compare(tmp, dispatched={(256, 64, 64): "mb16_fallback"})
+        self.assertEqual(run.returncode, 0, run.stderr)
+        row = markdown_table(run.stdout, "# merged.yaml (other)")[2]
+        self.assertEqual(row["verdict"], "re-timed another config: mb16_fallback")
+
+    def test_without_rounds_only_the_tuned_rates(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = self.run_compare(tmp, rounds=False)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        row = markdown_table(run.stdout, "# merged.yaml (other)")[1]
+        self.assertEqual((row["verdict"], "noise" in row), ("not re-timed", False))
+
+    def test_a_problem_in_one_store_only_fails_and_is_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = self.run_compare(tmp, merged=self.MERGED[:2])
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("Only in the reference store (1): gemm fp32 256x64x64.", run.stdout)
+
+    def test_refusals_name_the_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = self.run_compare(tmp, merged_device="{space: cuda, name: GPU Y, arch: sm_90, threads: 132}")
+            self.assertEqual(run.returncode, 2)
+            self.assertIn("the stores are of different devices", run.stderr)
+            run = self.run_compare(tmp, merged_rounds_store="somewhere.yaml")
+            self.assertEqual(run.returncode, 1)
+            self.assertIn("other-0.json: ran with the store /elsewhere/somewhere.yaml, not merged.yaml", run.stderr)
 
 
 if __name__ == "__main__":

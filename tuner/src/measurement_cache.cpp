@@ -1,6 +1,7 @@
 #include "kgemm/tuner/measurement_cache.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -12,8 +13,10 @@ void append_measurement(const std::string& path, const Problem& problem, const E
   std::string note = e.measurement.note;
   std::replace(note.begin(), note.end(), '\t', ' ');
   std::replace(note.begin(), note.end(), '\n', ' ');
-  out << to_string(problem) << '\t' << to_string(e.config) << '\t'
-      << (e.measurement.correct ? std::to_string(e.measurement.gflops) : "wrong") << '\t' << note << '\n';
+  // All 17 digits: a replay must see the very rate the run saw, or its rounding of what it stores differs.
+  char gflops[32] = "wrong";
+  if (e.measurement.correct) std::snprintf(gflops, sizeof gflops, "%.17g", e.measurement.gflops);
+  out << to_string(problem) << '\t' << to_string(e.config) << '\t' << gflops << '\t' << note << '\n';
   if (!out) throw std::runtime_error("kgemm: cannot append to measurement cache " + path);
 }
 

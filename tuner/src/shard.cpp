@@ -1,7 +1,12 @@
 #include "kgemm/tuner/shard.hpp"
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
+#include <fcntl.h>
 #include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kgemm/text_number.hpp"
 
@@ -22,6 +27,32 @@ Shard parse_shard(const std::string& text) {
     throw bad("the index must be below the count " + std::to_string(*count) + ", so " +
               std::to_string(*count - 1) + " at most");
   return {*index, *count};
+}
+
+ProblemClaims::ProblemClaims(std::string directory) : directory_(std::move(directory)) {
+  if (mkdir(directory_.c_str(), 0777) != 0 && errno != EEXIST)
+    throw std::runtime_error("claims directory " + directory_ + ": cannot create it: " + std::strerror(errno));
+  struct stat info {};
+  if (stat(directory_.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    throw std::runtime_error("claims directory " + directory_ + ": not a directory");
+}
+
+bool ProblemClaims::claim(const std::string& problem) const {
+  if (problem.empty() || problem.find('/') != std::string::npos)
+    throw std::invalid_argument("claim '" + problem + "': not a file name");
+  const std::string path = directory_ + "/" + problem;
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;
+    throw std::runtime_error("claim " + path + ": cannot create it: " + std::strerror(errno));
+  }
+  char host[256] = "unknown host";
+  gethostname(host, sizeof host - 1);
+  const std::string owner = "pid " + std::to_string(getpid()) + " on " + host + "\n";
+  // Created is claimed; the text only tells a person whose the claim is, so a short write is no failure.
+  [[maybe_unused]] const ssize_t written = write(fd, owner.data(), owner.size());
+  close(fd);
+  return true;
 }
 
 }  // namespace kgemm

@@ -2,6 +2,7 @@
 // Splitting one tuning run's problem list among independent runs (the tasks of a Slurm job
 // array, one process per GPU of a node), each writing its own store for a later merge
 // (store_merge.hpp). Shards are numbered from 0, as Slurm numbers the tasks of `--array=0-N`.
+// Shards split the list before the runs start; claims split it as they go.
 #include <string>
 #include <vector>
 
@@ -25,5 +26,24 @@ std::vector<T> shard_of(const std::vector<T>& items, const Shard& shard) {
   for (std::size_t i = std::size_t(shard.index); i < items.size(); i += std::size_t(shard.count)) taken.push_back(items[i]);
   return taken;
 }
+
+// Runs that share a directory (the processes of one node, tasks on a shared file system) each
+// take the next problem no run has claimed yet, so a run whose problems tune quickly takes more
+// of them and all end at about the same time, which fixed shards of unequal problems do not.
+// A claim is a file created exclusively in the directory (O_EXCL: one winner, also over NFS v3+)
+// holding its run's pid and host. Claims outlive their runs: a problem whose run died stays
+// claimed until the directory is cleared, and --resume then finds it missing from the stores.
+class ProblemClaims {
+ public:
+  // Creates `directory` when missing (not its parents); throws naming it when it is not a
+  // directory or cannot be created.
+  explicit ProblemClaims(std::string directory);
+  // True when this run now owns `problem` (a file name: no '/'), false when a run claimed it
+  // first; throws naming the file on any other failure (permissions, a full disk).
+  bool claim(const std::string& problem) const;
+
+ private:
+  std::string directory_;
+};
 
 }  // namespace kgemm
