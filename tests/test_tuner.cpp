@@ -462,6 +462,7 @@ TEST(ProblemClaims, FirstClaimWinsAndBadDirectoriesAreNamed) {
   };
   const std::string file = dir + "/gemm_f32_nn_m8_n8_k8_b1";
   EXPECT_EQ(refusal(file), "claims directory " + file + ": not a directory");
+  EXPECT_EQ(refusal(""), "claims directory: the path is empty");
   EXPECT_NE(refusal(dir + "/missing/claims").find("claims directory " + dir + "/missing/claims: cannot create it: "),
             std::string::npos);
 }

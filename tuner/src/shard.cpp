@@ -30,6 +30,7 @@ Shard parse_shard(const std::string& text) {
 }
 
 ProblemClaims::ProblemClaims(std::string directory) : directory_(std::move(directory)) {
+  if (directory_.empty()) throw std::runtime_error("claims directory: the path is empty");
   if (mkdir(directory_.c_str(), 0777) != 0 && errno != EEXIST)
     throw std::runtime_error("claims directory " + directory_ + ": cannot create it: " + std::strerror(errno));
   struct stat info {};

@@ -35,8 +35,8 @@ std::vector<T> shard_of(const std::vector<T>& items, const Shard& shard) {
 // claimed until the directory is cleared, and --resume then finds it missing from the stores.
 class ProblemClaims {
  public:
-  // Creates `directory` when missing (not its parents); throws naming it when it is not a
-  // directory or cannot be created.
+  // Creates `directory` when missing (not its parents); throws naming it when it is empty, not
+  // a directory or cannot be created.
   explicit ProblemClaims(std::string directory);
   // True when this run now owns `problem` (a file name: no '/'), false when a run claimed it
   // first; throws naming the file on any other failure (permissions, a full disk).
