@@ -6,8 +6,9 @@
 #      mma.sync fp16 and TF32, wgmma m64n{64,128,256}k16, the warpgroup fences), and for sm_90 and
 #      sm_80 the mma.sync path with no wgmma at all (the arch-feature guard);
 #   3. benchmarks/ceilings/wgmma_ceiling.cu compiles for sm_90a and links against the tree's
-#      libcudart.so.12; so does the warp-specialized study (warp_specialized_wgmma.cu), whose
-#      SASS holds its wgmma and mbarrier waits.
+#      libcudart.so.12; so do the warp-specialized study (warp_specialized_wgmma.cu), whose
+#      SASS holds its wgmma and mbarrier waits, and the 3xTF32 study (wgmma_tf32x3.cu), whose
+#      SASS holds TF32 wgmma.
 # Usage: ci/sm90a_check.sh [CUDA12_ROOT]    (default .cache/cuda-12.4, from ci/bootstrap.sh --cuda12)
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,4 +56,7 @@ nvcc "${nvcc_flags[@]}" -gencode arch=compute_90a,code=sm_90a -cudart shared -o 
 study=$(cuobjdump -sass "$out/warp_specialized_wgmma")
 grep -q 'HGMMA.64x128x16.F32' <<< "$study" && grep -q 'SYNCS' <<< "$study" ||
   fail "warp_specialized_wgmma lacks its wgmma or mbarrier instructions"
-echo "sm90a check: OK (sm_90a SASS:" $sm90a "; sm_90, sm_80: mma.sync only; wgmma_ceiling and warp_specialized_wgmma linked)"
+nvcc "${nvcc_flags[@]}" -gencode arch=compute_90a,code=sm_90a -cudart shared -o "$out/wgmma_tf32x3" \
+    "$repo/benchmarks/ceilings/wgmma_tf32x3.cu" || fail "wgmma_tf32x3 does not compile and link"
+cuobjdump -sass "$out/wgmma_tf32x3" | grep -q 'HGMMA.64x128x8.F32.TF32' || fail "wgmma_tf32x3 has no TF32 HGMMA"
+echo "sm90a check: OK (sm_90a SASS:" $sm90a "; sm_90, sm_80: mma.sync only; wgmma_ceiling, warp_specialized_wgmma and wgmma_tf32x3 linked)"

@@ -1,0 +1,248 @@
+// wgmma_tf32x3: what would Hopper's warpgroup MMA give fp32-accurate GEMM (3xTF32)? A study
+// outside Kokkos of the form docs/gpu-notes.md describes (s18, "Not built"). TF32 wgmma reads
+// shared-memory operands K-major only, and B (K x N, row-major) is MN-major, so each block
+// computes its tile of C transposed, Cᵀ = Bᵀ Aᵀ: Aᵀ is K-major as A is stored and is staged with
+// cp.async into swizzled rows of KB floats (the wgmma B operand, a block's 128 rows of C as its
+// N); Bᵀ is the A operand, from registers, each thread loading its fragments B[k][n], B[k][n + 8],
+// B[k + 4][n], B[k + 4][n + 8] straight from global memory a slab ahead. Two warpgroups own 64
+// columns of C each: a 128 x 128 block. 3xTF32: Bᵀ splits in registers (big rounded to
+// nearest, small = the rest); the tensor cores truncate what they read of Aᵀ, so its small part
+// (x minus x with its 13 low bits cleared) is written beside it in shared memory by a pass after
+// each slab lands. Products: big Bᵀ · Aᵀ, small Bᵀ · Aᵀ, big Bᵀ · small Aᵀ. Passes = 1 times the
+// first product alone (plain TF32: the rate's ceiling for this form, and TF32's error).
+// Synchronous per slab (copies of the next slab in flight, one wgmma group waited for), two
+// team barriers a slab; shared memory: two raw slabs and one small one.
+// Checked on sampled elements against an fp64 host reference on random inputs (C poisoned with
+// NaN first): |C - C64| / sum |a b|. Timed with CUDA events, mean of 20 runs after one.
+// Standalone; needs CUDA >= 12 and sm_90a (docs/gpu.md):
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I spaces -o wgmma_tf32x3 \
+//        benchmarks/ceilings/wgmma_tf32x3.cu && ./wgmma_tf32x3
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "check_cuda.hpp"
+#include "kgemm/spaces/warpgroup_mma.hpp"
+
+namespace wg = kgemm::wgmma;
+
+constexpr int kWarpgroup = 128, kBlockM = 128, kBlockN = 128, kThreads = 2 * kWarpgroup;
+
+// A slab: kBlockM rows of KB floats (rows of 4 KB bytes: 128- or 64-byte swizzle).
+template <int KB>
+__host__ __device__ constexpr int slab_bytes() {
+  return kBlockM * KB * 4;
+}
+template <int KB>
+constexpr int shared_bytes() {
+  return 3 * slab_bytes<KB>() + wg::kSwizzleAtomBytes;  // two raw slabs, one small, 1 KB to align
+}
+
+#if defined(KGEMM_WGMMA)
+__device__ inline unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ inline void copy_run(unsigned to, const void* from) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(from));
+}
+__device__ inline void copies_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int Pending>
+__device__ inline void copies_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+__device__ inline unsigned tf32_rounded(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+#define REGS_0_31                                                                                      \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, " \
+  "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define REGS_32_63                                                                                      \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, " \
+  "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define D32(i) D8(i), D8(i + 8), D8(i + 16), D8(i + 24)
+// d (64 x 128) += a (64 x 8 tf32 in registers: rows 16 w + l / 4 and + 8, k l % 4 and + 4) *
+// b (8 x 128, K-major at desc_b).
+__device__ inline void mma_tf32(float (&d)[64], const unsigned (&a)[4], std::uint64_t desc_b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" REGS_0_31 ", " REGS_32_63
+      "}, {%64, %65, %66, %67}, %68, 1, 1, 1;\n"
+      : D32(0), D32(32)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+#undef D32
+#undef D8
+#undef REGS_32_63
+#undef REGS_0_31
+#endif
+
+// C (M x N) = A (M x K) B (K x N), fp32 row-major; M % 128 == 0, N % 128 == 0, K % KB == 0.
+template <int KB, int Passes, int BlocksPerSM>
+__global__ void __launch_bounds__(kThreads, BlocksPerSM)
+    tf32x3_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+#if defined(KGEMM_WGMMA)
+  constexpr int kSteps = KB / 8, kRowBytes = 4 * KB, kRunsPerRow = KB / 4;
+  constexpr int kRunsPerThread = kBlockM * kRunsPerRow / kThreads;
+  extern __shared__ unsigned char raw[];
+  const unsigned pad = (wg::kSwizzleAtomBytes - shared_address(raw) % wg::kSwizzleAtomBytes) % wg::kSwizzleAtomBytes;
+  unsigned char* slabs = raw + pad;  // raw slab 0, raw slab 1, small slab
+  const int blocks_n = N / kBlockN, m0 = blockIdx.x / blocks_n * kBlockM, n0 = blockIdx.x % blocks_n * kBlockN;
+  const int slabs_k = K / KB, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  // This thread's runs of A's slab: row p / kRunsPerRow (+ rows a pass), run p % kRunsPerRow.
+  const int p = threadIdx.x;
+  constexpr int kRowsPerPass = kThreads / kRunsPerRow;
+  const float* a_from = A + std::size_t(m0 + p / kRunsPerRow) * K + p % kRunsPerRow * 4;
+  unsigned offsets[kRunsPerThread];
+#pragma unroll
+  for (int i = 0; i < kRunsPerThread; ++i)
+    offsets[i] = wg::swizzle(unsigned((p / kRunsPerRow + i * kRowsPerPass) * kRowBytes + p % kRunsPerRow * 16), kRowBytes);
+  const auto stage = [&](int t) {
+    const unsigned to = shared_address(slabs + (t % 2) * slab_bytes<KB>());
+#pragma unroll
+    for (int i = 0; i < kRunsPerThread; ++i) copy_run(to + offsets[i], a_from + std::size_t(i * kRowsPerPass) * K + t * KB);
+    copies_commit();
+  };
+  // Bᵀ's fragments: this warp's rows n (16 w + l / 4, + 8), k l % 4 and + 4 of each 8-deep step.
+  const int n = n0 + 16 * warp + lane / 4;
+  const float* b_from = B + std::size_t(lane % 4) * N + n;
+  float next[kSteps][4];
+  const auto load = [&](int t) {
+#pragma unroll
+    for (int q = 0; q < kSteps; ++q) {
+      const float* at = b_from + std::size_t(t * KB + 8 * q) * N;
+      next[q][0] = at[0], next[q][1] = at[8], next[q][2] = at[std::size_t(4) * N], next[q][3] = at[std::size_t(4) * N + 8];
+    }
+  };
+  float d[64];
+  for (float& x : d) x = 0.0f;
+  stage(0);
+  load(0);
+  unsigned char* small = slabs + 2 * slab_bytes<KB>();
+  for (int t = 0; t < slabs_k; ++t) {
+    unsigned big[kSteps][4], rest[kSteps][4];
+#pragma unroll
+    for (int q = 0; q < kSteps; ++q)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        big[q][e] = tf32_rounded(next[q][e]);
+        rest[q][e] = tf32_rounded(next[q][e] - __uint_as_float(big[q][e]));
+      }
+    if (t + 1 < slabs_k) {
+      stage(t + 1);
+      load(t + 1);
+      copies_wait<1>();
+    } else {
+      copies_wait<0>();
+    }
+    __syncthreads();  // slab t landed for every thread's copies
+    unsigned char* slab = slabs + (t % 2) * slab_bytes<KB>();
+    if constexpr (Passes == 3) {
+#pragma unroll
+      for (int i = 0; i < kRunsPerThread; ++i) {
+        float4 x = *reinterpret_cast<const float4*>(slab + offsets[i]);
+        const auto rest_of = [](float v) { return v - __uint_as_float(__float_as_uint(v) & 0xFFFFE000u); };
+        x.x = rest_of(x.x), x.y = rest_of(x.y), x.z = rest_of(x.z), x.w = rest_of(x.w);
+        *reinterpret_cast<float4*>(small + offsets[i]) = x;
+      }
+      wg::fence_shared_for_async();
+      __syncthreads();
+    }
+    const unsigned at_raw = shared_address(slab), at_small = shared_address(small);
+    wg::pin_accumulators(d);
+    wg::fence();
+#pragma unroll
+    for (int q = 0; q < kSteps; ++q) {
+      mma_tf32(d, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes));
+      if constexpr (Passes == 3) {
+        mma_tf32(d, rest[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes));
+        mma_tf32(d, big[q], wg::descriptor_k_major(at_small + 32 * q, kRowBytes));
+      }
+    }
+    wg::commit_group();
+    wg::wait_group<0>();
+    wg::pin_accumulators(d);
+    __syncthreads();  // slab t and the small slab are free for the next turn
+  }
+  // d[4j], d[4j + 1]: Cᵀ row n, columns m0 + 8 j + 2 (l % 4) + {0, 1}; d[4j + 2], d[4j + 3]: row n + 8.
+#pragma unroll
+  for (int j = 0; j < kBlockM / 8; ++j) {
+    const int m = m0 + 8 * j + 2 * (lane % 4);
+    C[std::size_t(m) * N + n] = d[4 * j];
+    C[std::size_t(m + 1) * N + n] = d[4 * j + 1];
+    C[std::size_t(m) * N + n + 8] = d[4 * j + 2];
+    C[std::size_t(m + 1) * N + n + 8] = d[4 * j + 3];
+  }
+#else
+  (void)A, (void)B, (void)C, (void)M, (void)N, (void)K;
+#endif
+}
+
+template <int KB, int Passes, int BlocksPerSM>
+void measure(int M, int N, int K) {
+  std::mt19937 random(20261125);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> a(std::size_t(M) * K), b(std::size_t(K) * N), c(std::size_t(M) * N);
+  for (auto& x : a) x = value(random);
+  for (auto& x : b) x = value(random);
+  float *da, *db, *dc;
+  CHECK_CUDA(cudaMalloc(&da, a.size() * 4));
+  CHECK_CUDA(cudaMalloc(&db, b.size() * 4));
+  CHECK_CUDA(cudaMalloc(&dc, c.size() * 4));
+  CHECK_CUDA(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemset(dc, 0xFF, c.size() * 4));  // NaN
+  const int blocks = M / kBlockM * (N / kBlockN), bytes = shared_bytes<KB>();
+  const auto kernel = tf32x3_gemm<KB, Passes, BlocksPerSM>;
+  CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  const auto launch = [&] { kernel<<<blocks, kThreads, bytes>>>(da, db, dc, M, N, K); };
+  launch();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost));
+  double worst = 0.0;  // |C - fp64| / sum_k |a b|, on 2048 sampled elements
+  std::uniform_int_distribution<int> pick_i(0, M - 1), pick_j(0, N - 1);
+  for (int s = 0; s < 2048; ++s) {
+    const int i = pick_i(random), j = pick_j(random);
+    double exact = 0.0, size = 0.0;
+    for (int k = 0; k < K; ++k) {
+      const double p = double(a[std::size_t(i) * K + k]) * b[std::size_t(k) * N + j];
+      exact += p, size += std::fabs(p);
+    }
+    const double got = c[std::size_t(i) * N + j];
+    worst = std::isfinite(got) ? std::fmax(worst, std::fabs(got - exact) / size) : INFINITY;
+  }
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  constexpr int kRuns = 20;
+  CHECK_CUDA(cudaEventRecord(start));
+  for (int r = 0; r < kRuns; ++r) launch();
+  CHECK_CUDA(cudaEventRecord(stop));
+  CHECK_CUDA(cudaEventSynchronize(stop));
+  float ms = 0.0f;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  // fp32 accumulation over K terms: a correct kernel stays near K u; TF32 alone near 2^-11.
+  std::printf("%dxTF32, kb %2d (%2d KB), %d block(s)/SM  %6d x %4d x %4d  %6.1f TFLOP/s  error %.1e%s\n", Passes, KB,
+              bytes / 1024, BlocksPerSM, M, N, K, 2.0 * M * N * K / (ms / kRuns * 1e-3) / 1e12, worst,
+              worst <= (Passes == 3 ? 1e-5 : 1e-2) ? "" : "  WRONG");
+  CHECK_CUDA(cudaFree(da));
+  CHECK_CUDA(cudaFree(db));
+  CHECK_CUDA(cudaFree(dc));
+}
+
+int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const int shapes[][3] = {{6272, 512, 4608}, {25088, 512, 1024}, {25088, 256, 2304},
+                           {100352, 512, 128}, {401408, 128, 256}, {6272, 2048, 1024}};
+  for (const auto& s : shapes) {
+    measure<32, 1, 1>(s[0], s[1], s[2]);
+    measure<32, 3, 1>(s[0], s[1], s[2]);
+    measure<16, 3, 1>(s[0], s[1], s[2]);
+    measure<16, 3, 2>(s[0], s[1], s[2]);
+  }
+}
