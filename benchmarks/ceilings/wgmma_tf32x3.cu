@@ -4,16 +4,16 @@
 // computes its tile of C transposed, Cᵀ = Bᵀ Aᵀ: Aᵀ is K-major as A is stored and is staged with
 // cp.async into swizzled rows of KB floats (the wgmma B operand, a block's 128 rows of C as its
 // N); Bᵀ is the A operand, from registers, each thread loading its fragments B[k][n], B[k][n + 8],
-// B[k + 4][n], B[k + 4][n + 8] straight from global memory a slab ahead. Two warpgroups own 64
-// columns of C each: a 128 x 128 block. 3xTF32: Bᵀ splits in registers (big rounded to
+// B[k + 4][n], B[k + 4][n + 8] straight from global memory a slab ahead. Each warpgroup owns 64
+// columns of C: blocks of 128 x 64 or 128 x 128. 3xTF32: Bᵀ splits in registers (big rounded to
 // nearest, small = the rest); the tensor cores truncate what they read of Aᵀ, so its small part
 // (x minus x with its 13 low bits cleared) is written beside it in shared memory by a pass after
-// each slab lands. Products: big Bᵀ · Aᵀ, small Bᵀ · Aᵀ, big Bᵀ · small Aᵀ. Passes = 1 times the
-// first product alone (plain TF32: the rate's ceiling for this form, and TF32's error).
+// each slab lands. Products: small Bᵀ · Aᵀ, big Bᵀ · small Aᵀ, big Bᵀ · Aᵀ. Passes = 1 times the
+// last product alone (plain TF32: the rate's ceiling for this form, and TF32's error).
 // Synchronous per slab (copies of the next slab in flight, one wgmma group waited for), two
 // team barriers a slab; shared memory: two raw slabs and one small one.
 // Checked on sampled elements against an fp64 host reference on random inputs (C poisoned with
-// NaN first): |C - C64| / sum |a b|. Timed with CUDA events, mean of 20 runs after one.
+// NaN first): |C - C64| / sum |a b|, beside a plain fp32 SIMT kernel's on the same inputs. Timed with CUDA events, mean of 20 runs after one.
 // Standalone; needs CUDA >= 12 and sm_90a (docs/gpu.md):
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -I spaces -o wgmma_tf32x3 \
 //        benchmarks/ceilings/wgmma_tf32x3.cu && ./wgmma_tf32x3
@@ -31,7 +31,7 @@
 
 namespace wg = kgemm::wgmma;
 
-constexpr int kWarpgroup = 128, kBlockM = 128, kBlockN = 128, kThreads = 2 * kWarpgroup;
+constexpr int kWarpgroup = 128, kBlockM = 128;  // a block: 128 rows of C by 64 columns a warpgroup
 
 // A slab: kBlockM rows of KB floats (rows of 4 KB bytes: 128- or 64-byte swizzle).
 template <int KB>
@@ -67,14 +67,15 @@ __device__ inline unsigned tf32_rounded(float x) {
   "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define D32(i) D8(i), D8(i + 8), D8(i + 16), D8(i + 24)
-// d (64 x 128) += a (64 x 8 tf32 in registers: rows 16 w + l / 4 and + 8, k l % 4 and + 4) *
-// b (8 x 128, K-major at desc_b).
-__device__ inline void mma_tf32(float (&d)[64], const unsigned (&a)[4], std::uint64_t desc_b) {
+// d (64 x 128) = a (64 x 8 tf32 in registers: rows 16 w + l / 4 and + 8, k l % 4 and + 4) *
+// b (8 x 128, K-major at desc_b) [+ d if accumulate].
+__device__ inline void mma_tf32(float (&d)[64], const unsigned (&a)[4], std::uint64_t desc_b, bool accumulate) {
   asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" REGS_0_31 ", " REGS_32_63
-      "}, {%64, %65, %66, %67}, %68, 1, 1, 1;\n"
+      "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
       : D32(0), D32(32)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(static_cast<int>(accumulate)));
 }
 #undef D32
 #undef D8
@@ -83,11 +84,15 @@ __device__ inline void mma_tf32(float (&d)[64], const unsigned (&a)[4], std::uin
 #endif
 
 // C (M x N) = A (M x K) B (K x N), fp32 row-major; M % 128 == 0, N % 128 == 0, K % KB == 0.
-template <int KB, int Passes, int BlocksPerSM>
-__global__ void __launch_bounds__(kThreads, BlocksPerSM)
+// Fresh: each slab's products go to accumulators of their own, added to C's in fp32 after the
+// slab (as kgemm's mma.sync 3xTF32 does per 8 k): the tensor cores' own accumulation is not
+// IEEE fp32's, and over the whole of K its error grows past the SIMT kernel's.
+template <int KB, int Passes, int BlocksPerSM, int Warpgroups, bool Fresh>
+__global__ void __launch_bounds__(Warpgroups * kWarpgroup, BlocksPerSM)
     tf32x3_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
 #if defined(KGEMM_WGMMA)
   constexpr int kSteps = KB / 8, kRowBytes = 4 * KB, kRunsPerRow = KB / 4;
+  constexpr int kThreads = Warpgroups * kWarpgroup, kBlockN = 64 * Warpgroups;
   constexpr int kRunsPerThread = kBlockM * kRunsPerRow / kThreads;
   extern __shared__ unsigned char raw[];
   const unsigned pad = (wg::kSwizzleAtomBytes - shared_address(raw) % wg::kSwizzleAtomBytes) % wg::kSwizzleAtomBytes;
@@ -154,19 +159,26 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSM)
       __syncthreads();
     }
     const unsigned at_raw = shared_address(slab), at_small = shared_address(small);
-    wg::pin_accumulators(d);
+    float part[Fresh ? 64 : 1];
+    float(&into)[64] = *reinterpret_cast<float(*)[64]>(Fresh ? part : d);
+    wg::pin_accumulators(into);
     wg::fence();
 #pragma unroll
     for (int q = 0; q < kSteps; ++q) {
-      mma_tf32(d, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes));
-      if constexpr (Passes == 3) {
-        mma_tf32(d, rest[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes));
-        mma_tf32(d, big[q], wg::descriptor_k_major(at_small + 32 * q, kRowBytes));
+      if constexpr (Passes == 3) {  // the small terms first
+        mma_tf32(into, rest[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), !Fresh || q > 0);
+        mma_tf32(into, big[q], wg::descriptor_k_major(at_small + 32 * q, kRowBytes), true);
+        mma_tf32(into, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), true);
+      } else {
+        mma_tf32(into, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), !Fresh || q > 0);
       }
     }
     wg::commit_group();
     wg::wait_group<0>();
-    wg::pin_accumulators(d);
+    wg::pin_accumulators(into);
+    if constexpr (Fresh)
+#pragma unroll
+      for (int i = 0; i < 64; ++i) d[i] += part[i];
     __syncthreads();  // slab t and the small slab are free for the next turn
   }
   // d[4j], d[4j + 1]: Cᵀ row n, columns m0 + 8 j + 2 (l % 4) + {0, 1}; d[4j + 2], d[4j + 3]: row n + 8.
@@ -183,8 +195,37 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSM)
 #endif
 }
 
-template <int KB, int Passes, int BlocksPerSM>
+// The fp32 SIMT reference the 3xTF32 error is set beside: one thread per element, fp32 FMAs in k order.
+__global__ void simt_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  const int i = blockIdx.x, j = blockIdx.y * blockDim.x + threadIdx.x;
+  if (j >= N) return;
+  float sum = 0.0f;
+  for (int k = 0; k < K; ++k) sum = fmaf(A[std::size_t(i) * K + k], B[std::size_t(k) * N + j], sum);
+  C[std::size_t(i) * N + j] = sum;
+}
+
+// Worst |C - fp64| / sum_k |a b| over 2048 sampled elements (the same ones for every call).
+double sampled_error(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c, int M, int N,
+                     int K) {
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int> pick_i(0, M - 1), pick_j(0, N - 1);
+  double worst = 0.0;
+  for (int s = 0; s < 2048; ++s) {
+    const int i = pick_i(random), j = pick_j(random);
+    double exact = 0.0, size = 0.0;
+    for (int k = 0; k < K; ++k) {
+      const double p = double(a[std::size_t(i) * K + k]) * b[std::size_t(k) * N + j];
+      exact += p, size += std::fabs(p);
+    }
+    const double got = c[std::size_t(i) * N + j];
+    worst = std::isfinite(got) ? std::fmax(worst, std::fabs(got - exact) / size) : INFINITY;
+  }
+  return worst;
+}
+
+template <int KB, int Passes, int BlocksPerSM, int Warpgroups, bool Fresh>
 void measure(int M, int N, int K) {
+  if (N % (64 * Warpgroups) != 0) return;  // whole blocks only
   std::mt19937 random(20261125);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::vector<float> a(std::size_t(M) * K), b(std::size_t(K) * N), c(std::size_t(M) * N);
@@ -197,25 +238,14 @@ void measure(int M, int N, int K) {
   CHECK_CUDA(cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemset(dc, 0xFF, c.size() * 4));  // NaN
-  const int blocks = M / kBlockM * (N / kBlockN), bytes = shared_bytes<KB>();
-  const auto kernel = tf32x3_gemm<KB, Passes, BlocksPerSM>;
+  const int blocks = M / kBlockM * (N / (64 * Warpgroups)), bytes = shared_bytes<KB>();
+  const auto kernel = tf32x3_gemm<KB, Passes, BlocksPerSM, Warpgroups, Fresh>;
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  const auto launch = [&] { kernel<<<blocks, kThreads, bytes>>>(da, db, dc, M, N, K); };
+  const auto launch = [&] { kernel<<<blocks, Warpgroups * kWarpgroup, bytes>>>(da, db, dc, M, N, K); };
   launch();
   CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_CUDA(cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost));
-  double worst = 0.0;  // |C - fp64| / sum_k |a b|, on 2048 sampled elements
-  std::uniform_int_distribution<int> pick_i(0, M - 1), pick_j(0, N - 1);
-  for (int s = 0; s < 2048; ++s) {
-    const int i = pick_i(random), j = pick_j(random);
-    double exact = 0.0, size = 0.0;
-    for (int k = 0; k < K; ++k) {
-      const double p = double(a[std::size_t(i) * K + k]) * b[std::size_t(k) * N + j];
-      exact += p, size += std::fabs(p);
-    }
-    const double got = c[std::size_t(i) * N + j];
-    worst = std::isfinite(got) ? std::fmax(worst, std::fabs(got - exact) / size) : INFINITY;
-  }
+  const double worst = sampled_error(a, b, c, M, N, K);
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
@@ -227,9 +257,16 @@ void measure(int M, int N, int K) {
   float ms = 0.0f;
   CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
   // fp32 accumulation over K terms: a correct kernel stays near K u; TF32 alone near 2^-11.
-  std::printf("%dxTF32, kb %2d (%2d KB), %d block(s)/SM  %6d x %4d x %4d  %6.1f TFLOP/s  error %.1e%s\n", Passes, KB,
-              bytes / 1024, BlocksPerSM, M, N, K, 2.0 * M * N * K / (ms / kRuns * 1e-3) / 1e12, worst,
-              worst <= (Passes == 3 ? 1e-5 : 1e-2) ? "" : "  WRONG");
+  // The SIMT reference on the same inputs, for the error only.
+  simt_gemm<<<dim3(M, (N + 127) / 128), 128>>>(da, db, dc, M, N, K);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> simt(c.size());
+  CHECK_CUDA(cudaMemcpy(simt.data(), dc, simt.size() * 4, cudaMemcpyDeviceToHost));
+  const double simt_worst = sampled_error(a, b, simt, M, N, K);
+  std::printf("%dxTF32, %s, 128 x %3d blocks, kb %2d (%2d KB), %d block(s)/SM  %6d x %4d x %4d  %6.1f TFLOP/s  error %.1e "
+              "(fp32 SIMT %.1e: %.2fx)%s\n",
+              Passes, Fresh ? "fresh per slab" : "one sum      ", 64 * Warpgroups, KB, bytes / 1024, BlocksPerSM, M, N, K, 2.0 * M * N * K / (ms / kRuns * 1e-3) / 1e12,
+              worst, simt_worst, worst / simt_worst, worst <= (Passes == 3 ? 1e-5 : 1e-2) ? "" : "  WRONG");
   CHECK_CUDA(cudaFree(da));
   CHECK_CUDA(cudaFree(db));
   CHECK_CUDA(cudaFree(dc));
@@ -237,12 +274,14 @@ void measure(int M, int N, int K) {
 
 int main() {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  const int shapes[][3] = {{6272, 512, 4608}, {25088, 512, 1024}, {25088, 256, 2304},
-                           {100352, 512, 128}, {401408, 128, 256}, {6272, 2048, 1024}};
+  const int shapes[][3] = {{6272, 512, 4608},  {25088, 512, 1024}, {25088, 256, 2304}, {100352, 512, 128},
+                           {401408, 128, 256}, {6272, 2048, 1024}, {401408, 64, 576}};
   for (const auto& s : shapes) {
-    measure<32, 1, 1>(s[0], s[1], s[2]);
-    measure<32, 3, 1>(s[0], s[1], s[2]);
-    measure<16, 3, 1>(s[0], s[1], s[2]);
-    measure<16, 3, 2>(s[0], s[1], s[2]);
+    measure<32, 1, 1, 2, false>(s[0], s[1], s[2]);
+    measure<16, 3, 2, 2, false>(s[0], s[1], s[2]);
+    measure<16, 3, 2, 1, false>(s[0], s[1], s[2]);
+    measure<16, 3, 2, 2, true>(s[0], s[1], s[2]);
+    measure<16, 3, 2, 1, true>(s[0], s[1], s[2]);
+    measure<32, 3, 2, 1, true>(s[0], s[1], s[2]);
   }
 }
