@@ -29,7 +29,7 @@
 #include <random>
 #include <vector>
 
-#include "check_cuda.hpp"
+#include "study_support.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace wg = kgemm::wgmma;
@@ -47,7 +47,6 @@ constexpr int shared_bytes() {
 }
 
 #if defined(KGEMM_WGMMA)
-__device__ inline unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 __device__ inline void barrier_init(std::uint64_t* b, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(b)), "r"(count));
 }
@@ -60,14 +59,6 @@ __device__ inline void barrier_wait(std::uint64_t* b, int parity) {
           shared_address(b)),
       "r"(parity)
       : "memory");
-}
-__device__ inline void copy_run(unsigned to, const void* from) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(from));
-}
-__device__ inline void copies_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int Pending>
-__device__ inline void copies_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 #endif
 
@@ -84,8 +75,7 @@ __global__ void __launch_bounds__(kWarpgroup * (Consumers + 1), BlocksPerSM)
   static_assert(Stages >= 2, "a slab is staged while another is multiplied");
   constexpr int kSteps = KB / wg::kInstructionK, kStageElements = stage_elements<KB, Consumers, AShared>();
   extern __shared__ unsigned char raw[];
-  const unsigned pad = (wg::kSwizzleAtomBytes - shared_address(raw) % wg::kSwizzleAtomBytes) % wg::kSwizzleAtomBytes;
-  __half* slabs = reinterpret_cast<__half*>(raw + pad);
+  __half* slabs = reinterpret_cast<__half*>(swizzle_aligned(raw));
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(slabs + Stages * kStageElements);
   std::uint64_t* empty = full + Stages;
   if (threadIdx.x == 0)
@@ -240,18 +230,9 @@ void measure(int M, int N, int K) {
     const double got = __half2float(c[std::size_t(i) * N + j]);
     worst = std::isfinite(got) ? std::fmax(worst, std::fabs(got - exact) / size) : INFINITY;
   }
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  constexpr int kRuns = 20;
-  CHECK_CUDA(cudaEventRecord(start));
-  for (int r = 0; r < kRuns; ++r) launch();
-  CHECK_CUDA(cudaEventRecord(stop));
-  CHECK_CUDA(cudaEventSynchronize(stop));
-  float ms = 0.0f;
-  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  const float ms = mean_launch_ms(launch, 20);
   std::printf("%3d x 128 tiles, A in %s, kb %2d, %d buffers (%3d KB), %d block(s)/SM  %6d x %4d x %4d  %6.1f TFLOP/s  error %.1e%s\n",
-              64 * Consumers, AShared ? "shared   " : "registers", KB, Stages, bytes / 1024, BlocksPerSM, M, N, K, 2.0 * M * N * K / (ms / kRuns * 1e-3) / 1e12, worst,
+              64 * Consumers, AShared ? "shared   " : "registers", KB, Stages, bytes / 1024, BlocksPerSM, M, N, K, 2.0 * M * N * K / (ms * 1e-3) / 1e12, worst,
               worst <= 1e-3 ? "" : "  WRONG");
   CHECK_CUDA(cudaFree(da));
   CHECK_CUDA(cudaFree(db));

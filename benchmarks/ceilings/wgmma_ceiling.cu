@@ -21,7 +21,7 @@
 #include <random>
 #include <vector>
 
-#include "check_cuda.hpp"
+#include "study_support.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace wg = kgemm::wgmma;
@@ -35,14 +35,6 @@ template <int N>
 constexpr int shared_bytes() {
   return (kTileM + N) * wg::kTileK * int(sizeof(__half)) + wg::kSwizzleAtomBytes;
 }
-
-__device__ inline __half* aligned_shared(unsigned char* raw) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(raw));
-  const unsigned pad = (wg::kSwizzleAtomBytes - address % wg::kSwizzleAtomBytes) % wg::kSwizzleAtomBytes;
-  return reinterpret_cast<__half*>(raw + pad);
-}
-
-__device__ inline unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
 // Copies rows [row0, row0 + rows) x k [k0, k0 + 64) of a K-major matrix (leading dimension ld)
 // into a swizzled tile, 16 bytes (8 fp16) per copy.
@@ -61,7 +53,7 @@ __global__ void __launch_bounds__(kWarpgroup) gemm_one_stage(const __half* a, co
                                                              int k_total) {
 #if defined(KGEMM_WGMMA)
   extern __shared__ unsigned char raw[];
-  __half* tile_a = aligned_shared(raw);
+  __half* tile_a = reinterpret_cast<__half*>(swizzle_aligned(raw));
   __half* tile_b = tile_a + kTileM * wg::kTileK;
   const int row0 = blockIdx.y * kTileM, col0 = blockIdx.x * N;
   // Defined before the first wgmma (undefined accumulators serialize the wgmma, ptxas C7515), and
@@ -102,7 +94,7 @@ template <int N>
 __global__ void __launch_bounds__(kWarpgroup) peak(const __half* a, const __half* bt, float* out, int iters) {
 #if defined(KGEMM_WGMMA)
   extern __shared__ unsigned char raw[];
-  __half* tile_a = aligned_shared(raw);
+  __half* tile_a = reinterpret_cast<__half*>(swizzle_aligned(raw));
   __half* tile_b = tile_a + kTileM * wg::kTileK;
   copy_tile(tile_a, a, wg::kTileK, 0, kTileM, 0);
   copy_tile(tile_b, bt, wg::kTileK, 0, N, 0);

@@ -26,7 +26,7 @@
 #include <random>
 #include <vector>
 
-#include "check_cuda.hpp"
+#include "study_support.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace wg = kgemm::wgmma;
@@ -44,15 +44,6 @@ constexpr int shared_bytes() {
 }
 
 #if defined(KGEMM_WGMMA)
-__device__ inline unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ inline void copy_run(unsigned to, const void* from) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(from));
-}
-__device__ inline void copies_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int Pending>
-__device__ inline void copies_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
-}
 __device__ inline unsigned tf32_rounded(float x) {
   unsigned r;
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
@@ -95,8 +86,7 @@ __global__ void __launch_bounds__(Warpgroups * kWarpgroup, BlocksPerSM)
   constexpr int kThreads = Warpgroups * kWarpgroup, kBlockN = 64 * Warpgroups;
   constexpr int kRunsPerThread = kBlockM * kRunsPerRow / kThreads;
   extern __shared__ unsigned char raw[];
-  const unsigned pad = (wg::kSwizzleAtomBytes - shared_address(raw) % wg::kSwizzleAtomBytes) % wg::kSwizzleAtomBytes;
-  unsigned char* slabs = raw + pad;  // raw slab 0, raw slab 1, small slab
+  unsigned char* slabs = swizzle_aligned(raw);  // raw slab 0, raw slab 1, small slab
   const int blocks_n = N / kBlockN, m0 = blockIdx.x / blocks_n * kBlockM, n0 = blockIdx.x % blocks_n * kBlockN;
   const int slabs_k = K / KB, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   // This thread's runs of A's slab: row p / kRunsPerRow (+ rows a pass), run p % kRunsPerRow.
@@ -159,8 +149,8 @@ __global__ void __launch_bounds__(Warpgroups * kWarpgroup, BlocksPerSM)
       __syncthreads();
     }
     const unsigned at_raw = shared_address(slab), at_small = shared_address(small);
-    float part[Fresh ? 64 : 1];
-    float(&into)[64] = *reinterpret_cast<float(*)[64]>(Fresh ? part : d);
+    float part[64];  // this slab's products, where Fresh
+    float(&into)[64] = Fresh ? part : d;
     wg::pin_accumulators(into);
     wg::fence();
 #pragma unroll
@@ -246,26 +236,17 @@ void measure(int M, int N, int K) {
   CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_CUDA(cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost));
   const double worst = sampled_error(a, b, c, M, N, K);
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  constexpr int kRuns = 20;
-  CHECK_CUDA(cudaEventRecord(start));
-  for (int r = 0; r < kRuns; ++r) launch();
-  CHECK_CUDA(cudaEventRecord(stop));
-  CHECK_CUDA(cudaEventSynchronize(stop));
-  float ms = 0.0f;
-  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-  // fp32 accumulation over K terms: a correct kernel stays near K u; TF32 alone near 2^-11.
+  const float ms = mean_launch_ms(launch, 20);
   // The SIMT reference on the same inputs, for the error only.
   simt_gemm<<<dim3(M, (N + 127) / 128), 128>>>(da, db, dc, M, N, K);
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<float> simt(c.size());
   CHECK_CUDA(cudaMemcpy(simt.data(), dc, simt.size() * 4, cudaMemcpyDeviceToHost));
   const double simt_worst = sampled_error(a, b, simt, M, N, K);
+  // WRONG past what a correct kernel leaves: 3xTF32 near fp32's K u, TF32 alone near 2^-11.
   std::printf("%dxTF32, %s, 128 x %3d blocks, kb %2d (%2d KB), %d block(s)/SM  %6d x %4d x %4d  %6.1f TFLOP/s  error %.1e "
               "(fp32 SIMT %.1e: %.2fx)%s\n",
-              Passes, Fresh ? "fresh per slab" : "one sum      ", 64 * Warpgroups, KB, bytes / 1024, BlocksPerSM, M, N, K, 2.0 * M * N * K / (ms / kRuns * 1e-3) / 1e12,
+              Passes, Fresh ? "fresh per slab" : "one sum      ", 64 * Warpgroups, KB, bytes / 1024, BlocksPerSM, M, N, K, 2.0 * M * N * K / (ms * 1e-3) / 1e12,
               worst, simt_worst, worst / simt_worst, worst <= (Passes == 3 ? 1e-5 : 1e-2) ? "" : "  WRONG");
   CHECK_CUDA(cudaFree(da));
   CHECK_CUDA(cudaFree(db));

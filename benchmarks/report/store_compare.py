@@ -21,14 +21,14 @@ bad input (unreadable files, stores of different devices).
 """
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
 
 import yaml
 
-DTYPES = {"f32": "fp32", "f16": "fp16"}
+from results import geomean
+from store_rows import DTYPES
 
 
 class Refused(Exception):
@@ -83,10 +83,6 @@ def retimed_rates(run_paths, store_path):
 
 def spread(values):
     return (max(values) - min(values)) / statistics.median(values) if len(values) > 1 else None
-
-
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
 def compare(reference, other, reference_rates, other_rates):
