@@ -271,9 +271,9 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     const bool runs = args.beta == 0.0f && at.m0 + mb <= C.rows && at.n0 + nb <= C.cols && rows_take_runs<R>();
     if (runs) {
       // From the block's corner, with C's unit column stride spelled out: each thread's runs are
-      // stores at fixed offsets from a row pointer or two. Through C(b, i, j) every run worked
-      // its 64-bit address out afresh (the column stride is a run-time value), ten instructions
-      // a store (H100, K = 128: 38 % of the warpgroup kernel's stall samples in its stores).
+      // stores at fixed offsets from a row pointer or two. Through C(b, i, j) each run would
+      // work its 64-bit address out afresh (the column stride is a run-time value), ten
+      // instructions a store, where short-K blocks spend a third of their time storing.
       Scalar* corner = &C(at.b, at.m0, at.n0);
       const std::ptrdiff_t ld = C.row_stride;
       visit([&](int r, int c, const float (&values)[R]) { store_packed(corner + r * ld + c, values, args.alpha); });
