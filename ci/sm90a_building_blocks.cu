@@ -17,8 +17,10 @@ static_assert(wg::descriptor_k_major(0x400, 128) == ((std::uint64_t(1) << 62) | 
                                                       (std::uint64_t(1) << 16) | 0x40),
               "descriptor: 128-byte swizzle, 1024-byte group stride, address / 16");
 static_assert((wg::descriptor_k_major(0x3FFF0, 128) & 0x3FFF) == 0x3FFF, "14 address bits");
-static_assert(wg::SwizzledSlab{64, 32}.offset(2, 0) == 2 * 32 + 8, "64-byte swizzle: rows 2 and 3 swap chunks 0 and 1");
-static_assert(wg::SwizzledSlab{16, 64}.offset(3, 70) == 16 * 64 + 3 * 64 + 3 * 8 + 6, "second tile, row 3: chunk 0 -> 3");
+static_assert(wg::SwizzledSlab{64, 32, 2}.offset(2, 0) == 2 * 32 + 8, "64-byte swizzle: rows 2 and 3 swap chunks 0 and 1");
+static_assert(wg::SwizzledSlab{128, 16, 4}.offset(2, 0) == 2 * 16 + 4 && wg::SwizzledSlab{128, 32, 4}.offset(1, 0) == 32 + 4,
+              "fp32 rows: 16 floats take the 64-byte swizzle, 32 the 128-byte one");
+static_assert(wg::SwizzledSlab{16, 64, 2}.offset(3, 70) == 16 * 64 + 3 * 64 + 3 * 8 + 6, "second tile, row 3: chunk 0 -> 3");
 static_assert(wg::descriptor_k_major(0x200, 64) == ((std::uint64_t(2) << 62) | (std::uint64_t(32) << 32) |
                                                    (std::uint64_t(1) << 16) | 0x20),
               "descriptor: 64-byte swizzle, 512-byte group stride");
@@ -56,9 +58,9 @@ __global__ void mma_sync_blocks(float* out) {
 #endif
 }
 
-// One wgmma of each operand form: A and B K-major from shared memory, B MN-major, or A from
-// registers with B MN-major.
-enum class Operands { KMajor, BMnMajor, ARegisters };
+// One wgmma of each operand form: A and B K-major from shared memory, B MN-major, A from
+// registers with B MN-major, or TF32 with A from registers and B K-major.
+enum class Operands { KMajor, BMnMajor, ARegisters, Tf32ARegisters };
 
 template <int N, Operands Form>
 __global__ void wgmma_blocks(float* out) {
@@ -79,8 +81,10 @@ __global__ void wgmma_blocks(float* out) {
     wg::mma_async<N>(d, desc_a, wg::descriptor_k_major(base + 64 * 128, 128), false);
   else if constexpr (Form == Operands::BMnMajor)
     wg::mma_async<N, true>(d, desc_a, wg::descriptor_mn_major(base + 64 * 128, 16 * 128), false);
-  else
+  else if constexpr (Form == Operands::ARegisters)
     wg::mma_async_a_in_registers<N>(d, a[0], wg::descriptor_mn_major(base, 16 * 128), false);
+  else
+    wg::mma_async_tf32_a_in_registers(d, a[0], wg::descriptor_k_major(base, 64), false);
   wg::commit_group();
   wg::wait_group<0>();
   wg::pin_accumulators(d);
@@ -98,3 +102,4 @@ template __global__ void wgmma_blocks<256, Operands::KMajor>(float*);
 template __global__ void wgmma_blocks<128, Operands::BMnMajor>(float*);
 template __global__ void wgmma_blocks<64, Operands::ARegisters>(float*);
 template __global__ void wgmma_blocks<128, Operands::ARegisters>(float*);
+template __global__ void wgmma_blocks<128, Operands::Tf32ARegisters>(float*);

@@ -76,7 +76,9 @@ TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
       {"mb64_nb64_kb32_tm4_tn4_team6_bb4", "multiple of bb"},
       {"mb64_nb64_kb32_tm4_tn4_team16_ks2_bb2", "do not combine"},
       {"mb64_nb64_kb8_tm32_tn32_team128_tc", "multiple of 16"},
-      {"mb128_nb128_kb32_tm64_tn32_team512_wg", "warpgroup tile 64x32 is not a compiled variant; compiled: 64x64 64x128"},
+      {"mb128_nb128_kb32_tm64_tn32_team512_wg", "warpgroup tile 64x32 is not a compiled variant; compiled: 64x64 64x128 128x64"},
+      {"mb128_nb64_kb48_tm128_tn64_team128_wg", "fp32 warpgroup tile 128x64 reads A's slabs as rows of 16 or 32 floats"},
+      {"mb128_nb128_kb16_tm128_tn64_team128_wg", "one 128-thread warpgroup per 128x64 tile: team 256"},
       {"mb128_nb128_kb128_tm64_tn128_team256_wg", "64 k at most"},
       {"mb128_nb128_kb32_tm64_tn128_team128_wg", "one 128-thread warpgroup per 64x128 tile: team 256"},
       {"mb64_nb128_kb32_tm64_tn128_team256_bb2_wg", "one product per team"},
@@ -227,15 +229,23 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     } else {
       expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"uses tensor cores", "drop _tc"});
     }
-    // Warpgroup configs: fp16 data, and a build and GPU with sm_90a code (else the reason says so).
-    const Config wg{128, 128, 32, 64, 128, 256, true, 1, 1, 0, true};
-    expect_rejected([&] { gemm(A, B, C, with(wg)); }, {TensorCores<Space>::available ? "multiply fp16 data" : "uses tensor cores"});
-    if (TensorCores<Space>::available) {
+    // Warpgroup configs: each tile for its own dtype's data, and a build and GPU with sm_90a code
+    // (else the reason says so).
+    const Config wg{128, 128, 32, 64, 128, 256, true, 1, 1, 0, true}, wg_fp32{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true};
+    const bool cores = TensorCores<Space>::available;
+    expect_rejected([&] { gemm(A, B, C, with(wg)); },
+                    {cores ? "warpgroup tile 64x128 multiplies fp16 data; fp32 data takes the warpgroup tiles 128x64" : "uses tensor cores"});
+    if (cores) {
       using Half = Kokkos::View<half**, Kokkos::LayoutRight, typename Space::memory_space>;
+      Half Ah("Ah", 130, 40), Bh("Bh", 40, 96), Bt("Bt", 96, 40), Ch("Ch", 130, 96);
+      expect_rejected([&] { gemm(Space(), Op::N, Op::N, 1.0f, Ah, Bh, 0.0f, Ch, with(wg_fp32)); },
+                      {"warpgroup tile 128x64 multiplies fp32 data; fp16 data takes the warpgroup tiles 64x64 64x128"});
       const std::string why = why_illegal<Space>(Problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 96, 40, 1}, wg);
       if (why.find("sm_90a") == std::string::npos) {  // this build and GPU run warpgroup configs
-        Half Ah("Ah", 130, 40), Bt("Bt", 96, 40), Ch("Ch", 130, 96);
         expect_rejected([&] { gemm(Space(), Op::N, Op::T, 1.0f, Ah, Bt, 0.0f, Ch, with(wg)); }, {"row-major", "use _tc"});
+        // fp32: A is staged as runs (row-major, rows a multiple of 4 floats); B is read as it lies.
+        Matrix At("At", 40, 130), Bf("Bf", 40, 96), Cf("Cf", 130, 96);
+        expect_rejected([&] { gemm(Space(), Op::T, Op::N, 1.0f, At, Bf, 0.0f, Cf, with(wg_fp32)); }, {"row-major", "use _tc"});
       }
     }
     Kokkos::View<float***, Kokkos::LayoutRight, typename Space::memory_space> A3("A3", 3, 8, 5), C3("C3", 2, 8, 6);

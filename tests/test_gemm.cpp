@@ -227,23 +227,31 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
                                  true);
 }
 
-// Hopper's warpgroup MMA (_wg), where this build's device code and the GPU have it: both
+// Hopper's warpgroup MMA (_wg), where this build's device code and the GPU have it. fp16: both
 // warpgroup tiles, 16- to 64-deep slabs (A's fragments in registers, one to four 16-deep steps),
-// one, two and four warpgroups per team, split K, and three or four slab buffers; the edge shapes (partial
-// blocks, K not a multiple of 16 or of the slab, odd K) with rows padded to 16 bytes, the
-// operands warpgroups stage; batched products with alpha, beta and a shared B.
+// one, two and four warpgroups per team, split K, and three or four slab buffers. fp32 (3xTF32):
+// 16- and 32-deep slabs (the 64- and 128-byte swizzle), one and two warpgroups per team, split K
+// and three slab buffers. The edge shapes (partial blocks, K not a multiple of the instruction's k
+// or of the slab, odd K) with rows padded to 16 bytes, the operands warpgroups stage; batched
+// products with alpha, beta and a shared B.
 KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
   using Space = typename TypeParam::ExecSpace;
-  if (!has_tensor_cores<TypeParam>() || dtype_of<typename TypeParam::Value>() != DType::F16)
-    GTEST_SKIP() << "no warpgroup kernel for this case";
-  const std::vector<Config> configs = {{64, 64, 32, 64, 64, 128, true, 1, 1, 0, true},
-                                       {128, 128, 64, 64, 128, 256, true, 1, 1, 0, true},
-                                       {128, 128, 32, 64, 64, 512, true, 1, 1, 0, true},
-                                       {128, 64, 16, 64, 64, 256, true, 3, 1, 0, true},
-                                       {64, 128, 48, 64, 128, 128, true, 1, 1, 3, true},
-                                       {256, 128, 32, 64, 128, 512, true, 1, 1, 3, true},
-                                       {128, 64, 16, 64, 64, 256, true, 3, 1, 4, true}};
-  const Problem probe{Kernel::Gemm, DType::F16, 'n', 'n', 64, 64, 64, 1};
+  if (!has_tensor_cores<TypeParam>()) GTEST_SKIP() << "no warpgroup kernel for this case";
+  const DType dtype = dtype_of<typename TypeParam::Value>();
+  const std::vector<Config> configs =
+      dtype == DType::F16 ? std::vector<Config>{{64, 64, 32, 64, 64, 128, true, 1, 1, 0, true},
+                                                {128, 128, 64, 64, 128, 256, true, 1, 1, 0, true},
+                                                {128, 128, 32, 64, 64, 512, true, 1, 1, 0, true},
+                                                {128, 64, 16, 64, 64, 256, true, 3, 1, 0, true},
+                                                {64, 128, 48, 64, 128, 128, true, 1, 1, 3, true},
+                                                {256, 128, 32, 64, 128, 512, true, 1, 1, 3, true},
+                                                {128, 64, 16, 64, 64, 256, true, 3, 1, 4, true}}
+                          : std::vector<Config>{{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true},
+                                                {128, 64, 32, 128, 64, 128, true, 1, 1, 0, true},
+                                                {128, 128, 16, 128, 64, 256, true, 1, 1, 0, true},
+                                                {128, 64, 16, 128, 64, 128, true, 3, 1, 0, true},
+                                                {128, 128, 16, 128, 64, 256, true, 1, 1, 3, true}};
+  const Problem probe{Kernel::Gemm, dtype, 'n', 'n', 64, 64, 64, 1};
   if (const std::string why = why_illegal<Space>(probe, configs.front()); !why.empty()) GTEST_SKIP() << why;
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}, {200, 136, 272}};
   for (const Config& config : configs) {

@@ -196,45 +196,60 @@ TEST(ProblemBench, SplitTf32ErrsAtMostTwiceTheSimtKernelOnLongK) {
   });
 }
 
-// Errors made up per config: the SIMT default errs 1e-6, tensor-core configs as listed.
+// Errors made up per config: the SIMT default errs 1e-6, each tensor-core family as listed.
 struct MadeUpErrors {
-  double split_tf32;
+  double mma_sync, warpgroup;
   mutable std::vector<Config> measured;
   double max_relative_error(const Config& c) const {
     measured.push_back(c);
-    return c.tc ? split_tf32 : 1e-6;
+    return c.wg ? warpgroup : c.tc ? mma_sync : 1e-6;
   }
 };
 
-TEST(PrecisionGate, OffersSplitTf32OnlyWithinTwiceTheSimtError) {
+TEST(PrecisionGate, OffersEachSplitTf32FamilyOnlyWithinTwiceTheSimtError) {
   const Config simt{128, 64, 16, 8, 8, 128}, tc_seed{128, 64, 16, 64, 32, 128, true}, tc_other{64, 64, 32, 32, 32, 128, true};
-  const std::vector<Config> seeds = {simt, tc_seed};
-  const std::vector<Config> all = {simt, tc_other, tc_seed};
-  for (double ratio : {0.5, 2.0, 2.5, 40.0}) {
-    SCOPED_TRACE(ratio);
-    std::vector<Config> candidates = all;
-    const MadeUpErrors bench{ratio * 1e-6, {}};
-    const auto gate = gate_split_tf32(bench, simt, seeds, candidates);
-    ASSERT_TRUE(gate.has_value());
-    EXPECT_DOUBLE_EQ(gate->simt_error, 1e-6);
-    EXPECT_DOUBLE_EQ(gate->split_tf32_error, ratio * 1e-6);
-    ASSERT_EQ(bench.measured.size(), 2u);
-    EXPECT_EQ(bench.measured[1], tc_seed);  // the seed, not the first tensor-core candidate
-    EXPECT_EQ(gate->offered, ratio <= kMaxSplitTf32ErrorRatio);
-    if (gate->offered)
-      EXPECT_EQ(candidates, all);
-    else
-      EXPECT_EQ(candidates, std::vector<Config>{simt});
-  }
+  const Config wg_seed{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true}, wg_other{128, 128, 32, 128, 64, 256, true, 1, 1, 0, true};
+  const std::vector<Config> seeds = {simt, tc_seed, wg_seed};
+  const std::vector<Config> all = {simt, wg_other, tc_other, tc_seed, wg_seed};
+  for (double tc_ratio : {0.5, 2.0, 2.5, 40.0})
+    for (double wg_ratio : {0.3, 3.0}) {
+      SCOPED_TRACE(std::to_string(tc_ratio) + " " + std::to_string(wg_ratio));
+      std::vector<Config> candidates = all;
+      const MadeUpErrors bench{tc_ratio * 1e-6, wg_ratio * 1e-6, {}};
+      const auto gate = gate_split_tf32(bench, simt, seeds, candidates);
+      ASSERT_TRUE(gate.has_value());
+      EXPECT_DOUBLE_EQ(gate->simt_error, 1e-6);
+      ASSERT_EQ(gate->families.size(), 2u);
+      EXPECT_EQ(gate->families[0].suffix, "_tc");
+      EXPECT_EQ(gate->families[1].suffix, "_wg");
+      EXPECT_DOUBLE_EQ(gate->families[0].error, tc_ratio * 1e-6);
+      EXPECT_DOUBLE_EQ(gate->families[1].error, wg_ratio * 1e-6);
+      // The seeds, not the first candidates of each family.
+      EXPECT_EQ(bench.measured, (std::vector<Config>{simt, tc_seed, wg_seed}));
+      const bool tc_offered = tc_ratio <= kMaxSplitTf32ErrorRatio, wg_offered = wg_ratio <= kMaxSplitTf32ErrorRatio;
+      EXPECT_EQ(gate->families[0].offered, tc_offered);
+      EXPECT_EQ(gate->families[1].offered, wg_offered);
+      std::vector<Config> kept;
+      for (const Config& c : all)
+        if (!c.tc || (c.wg ? wg_offered : tc_offered)) kept.push_back(c);
+      EXPECT_EQ(candidates, kept);
+      if (tc_ratio == 0.5)
+        EXPECT_EQ(describe(*gate), wg_offered ? "1.00e-06 / _tc 5.00e-07 offered, _wg 3.00e-07 offered"
+                                              : "1.00e-06 / _tc 5.00e-07 offered, _wg 3.00e-06 withheld");
+    }
   // Without a tensor-core candidate there is nothing to decide, and nothing runs.
   std::vector<Config> simt_only = {simt};
-  const MadeUpErrors bench{1.0, {}};
+  const MadeUpErrors bench{1.0, 1.0, {}};
   EXPECT_FALSE(gate_split_tf32(bench, simt, seeds, simt_only).has_value());
   EXPECT_TRUE(bench.measured.empty());
-  // A seed that is not a candidate is not measured: the first tensor-core candidate is.
+  // A seed that is not a candidate is not measured: its family's first candidate is; a family
+  // without candidates is not gated.
   std::vector<Config> without_seed = {simt, tc_other};
-  const MadeUpErrors other{1e-6, {}};
-  ASSERT_TRUE(gate_split_tf32(other, simt, seeds, without_seed).has_value());
+  const MadeUpErrors other{1e-6, 1e-6, {}};
+  const auto gate = gate_split_tf32(other, simt, seeds, without_seed);
+  ASSERT_TRUE(gate.has_value());
+  ASSERT_EQ(gate->families.size(), 1u);
+  EXPECT_EQ(gate->families[0].probe, tc_other);
   EXPECT_EQ(other.measured.back(), tc_other);
 }
 

@@ -243,5 +243,20 @@ TEST(ErrorBound, GrowsWithKAndTheOutputRoundingAndAlphaBeta) {
   EXPECT_LT(layer(0.0, 4608 / 4.0, 1.0, 0.0), 0.7);
 }
 
+// 3xTF32's products: the mma.sync kernels split both operands by rounding; the fp32 warpgroup
+// kernel's A is truncated by the tensor cores, which loosens each product's bound by 4.001 * 2^-22
+// |a b|. fp16 data is never split.
+TEST(ErrorBound, SplitTf32ProductsFollowTheKernelsSplit) {
+  const Config simt{128, 64, 16, 8, 8, 128}, tc{128, 64, 16, 64, 32, 128, true};
+  const Config wg_fp32{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true}, wg_fp16{128, 128, 64, 64, 128, 256, true, 1, 1, 0, true};
+  EXPECT_EQ(ErrorBound::of_call(DType::F32, Accum::F32, 8, simt).products, Products::Rounded);
+  EXPECT_EQ(ErrorBound::of_call(DType::F32, Accum::F32, 8, tc).products, Products::SplitTf32);
+  EXPECT_EQ(ErrorBound::of_call(DType::F32, Accum::F32, 8, wg_fp32).products, Products::SplitTf32TruncatedA);
+  EXPECT_EQ(ErrorBound::of_call(DType::F16, Accum::F32, 8, wg_fp16).products, Products::Rounded);
+  const auto bound = [](const Config& c) { return ErrorBound::of_call(DType::F32, Accum::F32, 1, c)(0.0, 1.0, 1.0, 0.0); };
+  EXPECT_NEAR(bound(wg_fp32) - bound(tc), 4.001 * 0x1p-22, 1e-3 * 0x1p-22);
+  EXPECT_GT(bound(tc), bound(simt));
+}
+
 }  // namespace
 }  // namespace kgemm::test

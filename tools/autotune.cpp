@@ -215,19 +215,19 @@ struct Row {
 
 void print_table(const std::vector<Row>& rows) {
   const bool gated = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.gate.has_value(); });
+  constexpr int kErrorsWidth = 62;  // SIMT and both families
   std::printf("\n%-28s %-26s %9s %9s %8s %5s  %s%s\n", "layer", "problem", "default", "tuned", "speedup", "tried",
-              gated ? "max rel. error: SIMT / 3xTF32      " : "", "config");
+              gated ? "max rel. error: SIMT / 3xTF32 families                        " : "", "config");
   double log_sum = 0;
   int counted = 0;
   for (const Row& r : rows) {
     const auto& e = r.entry;
     const double speedup = e.default_gflops > 0 ? e.gflops / e.default_gflops : 0;
-    char errors[64] = "";
+    char errors[128] = "";
     if (r.gate)
-      std::snprintf(errors, sizeof errors, "%9.2e / %9.2e %-11s", r.gate->simt_error, r.gate->split_tf32_error,
-                    r.gate->offered ? "(offered)" : "(withheld)");
+      std::snprintf(errors, sizeof errors, "%-*s ", kErrorsWidth, kgemm::describe(*r.gate).c_str());
     else if (gated)
-      std::snprintf(errors, sizeof errors, "%-35s", "");
+      std::snprintf(errors, sizeof errors, "%-*s ", kErrorsWidth, "");
     std::printf("%-28s %-26s %9.1f %9.1f %7.2fx %5d  %s%s%s\n", r.request.layer.c_str(),
                 kgemm::to_string(e.problem).c_str(), e.default_gflops, e.gflops, speedup, e.candidates, errors,
                 kgemm::to_string(e.config).c_str(), r.skipped ? "  (from store)" : "");
@@ -237,8 +237,9 @@ void print_table(const std::vector<Row>& rows) {
     std::printf("geometric-mean speed-up of tuned over default: %.2fx over %d shapes (GFLOP/s = 2*M*N*K*batch / time)\n",
                 std::exp(log_sum / counted), counted);
   if (gated)
-    std::printf("3xTF32 (fp32 on tensor cores, configs ending in _tc) offered where its error on the problem's inputs is "
-                "at most %.0fx the SIMT default's (max |C - C_fp64| / max |C_fp64|)\n", kgemm::kMaxSplitTf32ErrorRatio);
+    std::printf("3xTF32 (fp32 on tensor cores: configs ending in _tc, on Hopper also _wg) offered per family where its "
+                "error on the problem's inputs is at most %.0fx the SIMT default's (max |C - C_fp64| / max |C_fp64|)\n",
+                kgemm::kMaxSplitTf32ErrorRatio);
 }
 
 template <class Scalar, class ExecSpace>

@@ -94,8 +94,8 @@ __global__ void __launch_bounds__(kWarpgroup * (Consumers + 1), BlocksPerSM)
     constexpr int kRunsPerRow = KB / 8, kRowsPerPass = kWarpgroup / kRunsPerRow;
     const __half* a_from = A + std::size_t(m0 + p / kRunsPerRow) * K + p % kRunsPerRow * 8;
     const unsigned a_to0 =
-        shared_address(slabs + KB * kTileN) + 2 * wg::SwizzledSlab{64 * Consumers, KB}.offset(p / kRunsPerRow, p % kRunsPerRow * 8);
-    const unsigned to0 = shared_address(slabs) + 2 * wg::SwizzledSlab{KB, wg::kTileK}.offset(row0, col);
+        shared_address(slabs + KB * kTileN) + 2 * wg::SwizzledSlab{64 * Consumers, KB, 2}.offset(p / kRunsPerRow, p % kRunsPerRow * 8);
+    const unsigned to0 = shared_address(slabs) + 2 * wg::SwizzledSlab{KB, wg::kTileK, 2}.offset(row0, col);
     for (int t = 0; t < slabs_k; ++t) {
       const int s = t % Stages;
       // Slab t - (Stages - 1) is handed over before waiting for a stage to come back: a consumer

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "study_support.hpp"
+#include "kgemm/spaces/mma_sync.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace wg = kgemm::wgmma;
@@ -43,36 +44,6 @@ constexpr int shared_bytes() {
   return 3 * slab_bytes<KB>() + wg::kSwizzleAtomBytes;  // two raw slabs, one small, 1 KB to align
 }
 
-#if defined(KGEMM_WGMMA)
-__device__ inline unsigned tf32_rounded(float x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
-
-#define REGS_0_31                                                                                      \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, " \
-  "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define REGS_32_63                                                                                      \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, " \
-  "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define D32(i) D8(i), D8(i + 8), D8(i + 16), D8(i + 24)
-// d (64 x 128) = a (64 x 8 tf32 in registers: rows 16 w + l / 4 and + 8, k l % 4 and + 4) *
-// b (8 x 128, K-major at desc_b) [+ d if accumulate].
-__device__ inline void mma_tf32(float (&d)[64], const unsigned (&a)[4], std::uint64_t desc_b, bool accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" REGS_0_31 ", " REGS_32_63
-      "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-      : D32(0), D32(32)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(static_cast<int>(accumulate)));
-}
-#undef D32
-#undef D8
-#undef REGS_32_63
-#undef REGS_0_31
-#endif
 
 // C (M x N) = A (M x K) B (K x N), fp32 row-major; M % 128 == 0, N % 128 == 0, K % KB == 0.
 // Fresh: each slab's products go to accumulators of their own, added to C's in fp32 after the
@@ -125,8 +96,8 @@ __global__ void __launch_bounds__(Warpgroups * kWarpgroup, BlocksPerSM)
     for (int q = 0; q < kSteps; ++q)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        big[q][e] = tf32_rounded(next[q][e]);
-        rest[q][e] = tf32_rounded(next[q][e] - __uint_as_float(big[q][e]));
+        big[q][e] = kgemm::detail::to_tf32(next[q][e]);
+        rest[q][e] = kgemm::detail::to_tf32(next[q][e] - __uint_as_float(big[q][e]));
       }
     if (t + 1 < slabs_k) {
       stage(t + 1);
@@ -141,8 +112,8 @@ __global__ void __launch_bounds__(Warpgroups * kWarpgroup, BlocksPerSM)
 #pragma unroll
       for (int i = 0; i < kRunsPerThread; ++i) {
         float4 x = *reinterpret_cast<const float4*>(slab + offsets[i]);
-        const auto rest_of = [](float v) { return v - __uint_as_float(__float_as_uint(v) & 0xFFFFE000u); };
-        x.x = rest_of(x.x), x.y = rest_of(x.y), x.z = rest_of(x.z), x.w = rest_of(x.w);
+        x.x = wg::tf32_truncated_rest(x.x), x.y = wg::tf32_truncated_rest(x.y);
+        x.z = wg::tf32_truncated_rest(x.z), x.w = wg::tf32_truncated_rest(x.w);
         *reinterpret_cast<float4*>(small + offsets[i]) = x;
       }
       wg::fence_shared_for_async();
@@ -156,11 +127,11 @@ __global__ void __launch_bounds__(Warpgroups * kWarpgroup, BlocksPerSM)
 #pragma unroll
     for (int q = 0; q < kSteps; ++q) {
       if constexpr (Passes == 3) {  // the small terms first
-        mma_tf32(into, rest[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), !Fresh || q > 0);
-        mma_tf32(into, big[q], wg::descriptor_k_major(at_small + 32 * q, kRowBytes), true);
-        mma_tf32(into, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), true);
+        wg::mma_async_tf32_a_in_registers(into, rest[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), !Fresh || q > 0);
+        wg::mma_async_tf32_a_in_registers(into, big[q], wg::descriptor_k_major(at_small + 32 * q, kRowBytes), true);
+        wg::mma_async_tf32_a_in_registers(into, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), true);
       } else {
-        mma_tf32(into, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), !Fresh || q > 0);
+        wg::mma_async_tf32_a_in_registers(into, big[q], wg::descriptor_k_major(at_raw + 32 * q, kRowBytes), !Fresh || q > 0);
       }
     }
     wg::commit_group();

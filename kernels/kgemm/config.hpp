@@ -33,9 +33,11 @@ struct Config {
   // pipelines keep more copies in flight, for teams whose slabs are short next to the latency
   // of global memory, at the price of scratch.
   int slab_buffers = 0;
-  // Tensor cores through Hopper's warpgroup MMA (`wgmma`, fp16 data, sm_90a device code; tc is
-  // set too): tm x tn is then a warpgroup's tile (64 x 64 or 64 x 128), four warps per tile, A
-  // from registers (kb <= 64), B's slabs staged in the swizzled layout the instruction reads.
+  // Tensor cores through Hopper's warpgroup MMA (`wgmma`, sm_90a device code; tc is set too):
+  // tm x tn is then a warpgroup's tile, four warps per tile (variants.hpp). fp16 data: 64 x 64 or
+  // 64 x 128, A from registers (kb <= 64), B's slabs staged in the swizzled layout the
+  // instruction reads. fp32 data (3xTF32): 128 x 64, B from registers, A's slabs staged (kb 16
+  // or 32).
   bool wg = false;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers

@@ -16,6 +16,7 @@
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/variants.hpp"
 #include "kgemm/warpgroup_gemm.hpp"
+#include "kgemm/warpgroup_tf32x3_gemm.hpp"
 
 namespace kgemm {
 namespace detail {
@@ -99,6 +100,18 @@ std::string why_bad_stages(const Config& c) {
                               std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
 }
 
+// Warpgroup tiles belong to one dtype (variants.hpp): the reason a config's tile is not one of
+// `dtype`'s, naming those that are.
+inline std::string why_not_warpgroup_tile_of(const Config& c, DType dtype) {
+  for (auto [tm, tn] : warpgroup_tiles(dtype))
+    if (tm == c.tm && tn == c.tn) return "";
+  std::string tiles;
+  for (auto [tm, tn] : warpgroup_tiles(dtype)) tiles += " " + dims(tm, tn);
+  return config_reason(c, ": warpgroup tile " + dims(c.tm, c.tn) + " multiplies " +
+                              (dtype == DType::F16 ? "fp32" : "fp16") + " data; " + (dtype == DType::F16 ? "fp16" : "fp32") +
+                              " data takes the warpgroup tiles" + tiles);
+}
+
 // Tensor-core configs (their tile, slab depth and team are why_malformed's): a space and a
 // device that have them for the data, accumulating in fp32. fp16 data multiplies as it is; fp32
 // data as three TF32 products (fp32-level accuracy, not TF32's).
@@ -108,8 +121,10 @@ std::string why_no_tensor_cores(const Config& c, Accum accum) {
   if (!Cores::available)
     return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop _tc");
   if (accum != Accum::F32) return config_reason(c, ": tensor-core configs accumulate in fp32; drop _tc for fp16 accumulation");
-  if (c.wg && dtype_of<Scalar>() != DType::F16)
-    return config_reason(c, ": warpgroup configs multiply fp16 data; fp32 data takes _tc (3xTF32)");
+  if (c.wg) {
+    const std::string why_not = why_not_warpgroup_tile_of(c, dtype_of<Scalar>());
+    if (!why_not.empty()) return why_not;
+  }
   if (c.wg && !warpgroups_in_device_code<ExecSpace>())
     return config_reason(c, " uses Hopper's warpgroup MMA, which needs a GPU of compute capability 9.0 and kgemm built "
                             "with sm_90a device code (KGEMM_CUDA_SM90A=ON); this build or GPU has none: use _tc");
@@ -217,8 +232,19 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     if (auto policy = make_policy(space, functor, c, why)) f(functor, *policy);
   };
   if (c.wg) {
+    if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, float>::value) {
+      with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
+        using Kernel = WarpgroupTf32x3Gemm<ExecSpace, decltype(buffers)::value>;
+        if (Kernel::applies(args, c))
+          launch_with_policy(Kernel(args, c));
+        else
+          why = config_reason(c, " stages A's slabs for TF32 wgmma as 16-byte runs, which needs op(A) row-major with "
+                                 "16-byte aligned rows (K a multiple of 4) and team / (kb / 4) a multiple of 8; use _tc "
+                                 "for this call");
+      });
+    }
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
-      with_warpgroup_tile(c.tm, c.tn, [&](auto tile) {
+      with_warpgroup_tile<DType::F16>(c.tm, c.tn, [&](auto tile) {
         with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
           using Kernel = WarpgroupGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value>;
           if (Kernel::applies(args, c))

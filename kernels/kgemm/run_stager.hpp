@@ -21,9 +21,10 @@ namespace kgemm {
 // Swizzled: slabs in wgmma's tiles (wgmma::SwizzledSlab, rows of `ld` elements) instead of
 // row-major rows `ld` apart. A run's place in its row then depends on the row modulo 8, so the
 // rows one thread copies must lie a multiple of 8 apart: its place stays the same from copy to
-// copy. Swizzled slabs are B's of the warpgroup kernel, whose K rows lie in the fragment K
+// copy. Swizzled B slabs (the fp16 warpgroup kernel's) have their K rows in the fragment K
 // order (wgmma::FragmentKOrder): a thread's slab rows row_step apart come from source rows
-// row_step / 4 apart, so it still reads a fixed distance from copy to copy.
+// row_step / 4 apart, so it still reads a fixed distance from copy to copy. Swizzled A slabs
+// (the 3xTF32 warpgroup kernel's) keep A's rows in order.
 template <class ExecSpace, class Scalar, bool Swizzled = false>
 struct RunPlan {
   using Traits = SpaceTraits<ExecSpace>;
@@ -59,7 +60,7 @@ struct RunPlan {
     while ((kRun << run_shift) < cols) ++run_shift;
     row_step = threads >> run_shift;
     while ((1 << row_step_shift) < row_step) ++row_step_shift;
-    src_step_shift = Swizzled ? row_step_shift - 2 : row_step_shift;
+    src_step_shift = in_fragment_k_order() ? row_step_shift - 2 : row_step_shift;
     src_row_step = std::ptrdiff_t(1 << src_step_shift) * src.row_stride;
     src_slab = along_cols ? kb : kb * src.row_stride;
     dst_row_step = row_step * ld;
@@ -102,10 +103,13 @@ struct RunPlan {
     }
   };
 
+  // Whether the slab's rows are K's in the fragment K order: swizzled B slabs.
+  KOKKOS_INLINE_FUNCTION bool in_fragment_k_order() const { return Swizzled && !k_cols; }
+
   // Where tile element (row, col) goes in the slab.
   KOKKOS_INLINE_FUNCTION int slab_offset(int row, int col) const {
     if constexpr (Swizzled)
-      return wgmma::SwizzledSlab{rows, ld}.offset(row, col);
+      return wgmma::SwizzledSlab{rows, ld, int(sizeof(Scalar))}.offset(row, col);
     else
       return row * ld + col;
   }
@@ -115,7 +119,7 @@ struct RunPlan {
     const int rank = team.team_rank();
     const int row0 = rank >> run_shift, col = (rank & ((1 << run_shift) - 1)) * kRun;
     const int copies = row0 < rows ? (rows - row0 + row_step - 1) >> row_step_shift : 0;
-    const int src_row0 = Swizzled ? wgmma::FragmentKOrder{kb / wgmma::kInstructionK}.source_k(row0) : row0;
+    const int src_row0 = in_fragment_k_order() ? wgmma::FragmentKOrder{kb / wgmma::kInstructionK}.source_k(row0) : row0;
     return {*this, src.data + b * src.batch_stride + (r0 + src_row0) * src.row_stride + c0 + col, col, src_row0,
             slab_offset(row0, col), copies, src.rows - r0, src.cols - c0};
   }

@@ -1,5 +1,6 @@
 #pragma once
-// How a slab pipeline (slab_pipeline.hpp) lays its K slabs out in team scratch.
+// How a slab pipeline (slab_pipeline.hpp) lays its K slabs out in team scratch, and which
+// operands it stages (a kernel loads the other into registers itself).
 #include <Kokkos_Core.hpp>
 
 #include "kgemm/spaces/warpgroup_mma.hpp"
@@ -12,7 +13,7 @@ namespace kgemm {
 template <int BPadRuns = 1>
 struct PaddedSlabs {
   static constexpr bool swizzled = false;
-  static constexpr bool stages_a = true;
+  static constexpr bool stages_a = true, stages_b = true;
   static constexpr int align = 64;  // regions start on a cache line
   KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int pad) { return kb + pad; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int nb, int pad) { return nb + BPadRuns * pad; }
@@ -28,7 +29,7 @@ struct PaddedSlabs {
 // cores (the async proxy) by each copying thread before the barrier that precedes their reads.
 struct WarpgroupSlabs {
   static constexpr bool swizzled = true;
-  static constexpr bool stages_a = false;
+  static constexpr bool stages_a = false, stages_b = true;
   static constexpr int align = wgmma::kSwizzleAtomBytes;
   KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int, int) { return wgmma::kTileK; }
@@ -38,6 +39,21 @@ struct WarpgroupSlabs {
     wgmma::fence_shared_for_async();
 #endif
   }
+};
+
+// A alone, in the layout TF32 `wgmma` reads (wgmma::SwizzledSlab): K-major as A is stored, one
+// tile of the block's rows, each row a slab's kb = 16 or 32 floats (64 or 128 bytes, the matching
+// swizzle), on the 1024-byte period. B is not staged (the 3xTF32 warpgroup kernel loads its
+// fragments into registers). Only whole 16-byte runs stage A; copies are made visible to the
+// tensor cores as WarpgroupSlabs' are.
+struct Tf32WarpgroupSlabs {
+  static constexpr bool swizzled = true;
+  static constexpr bool stages_a = true, stages_b = false;
+  static constexpr int align = wgmma::kSwizzleAtomBytes;
+  KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb; }
+  KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int nb, int) { return nb; }
+  KOKKOS_INLINE_FUNCTION static constexpr int slab_elements(int rows, int cols, int) { return rows * cols; }
+  KOKKOS_INLINE_FUNCTION static void copies_landed() { WarpgroupSlabs::copies_landed(); }
 };
 
 }  // namespace kgemm

@@ -48,8 +48,8 @@ struct OperandRuns<Plan, true> {
 
 // Runs: both operands are staged as whole 16-byte runs (run_stager.hpp), which the kernel's
 // launch chose where runs_apply() holds; otherwise through SlabStager.
-// Layout: how slabs lie in scratch (slab_layout.hpp): row-major and padded, or B alone in the
-// swizzled tiles of Hopper's warpgroup MMA, which only runs stage.
+// Layout: how slabs lie in scratch (slab_layout.hpp): row-major and padded, or one operand alone
+// in the swizzled tiles of Hopper's warpgroup MMA, which only runs stage.
 template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers, class Layout = PaddedSlabs<>>
 struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -95,17 +95,17 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     const int last_k = a.K() - (slabs - 1) * kb;
     last_depth = slabs > 0 ? (last_k + k_multiple - 1) / k_multiple * k_multiple : 0;
     a_slab_elements = Layout::stages_a ? aligned_elements(Layout::slab_elements(mb, kb, ld_a)) : 0;
-    buffer_elements = a_slab_elements + aligned_elements(Layout::slab_elements(kb, nb, ld_b));
+    buffer_elements = a_slab_elements + (Layout::stages_b ? aligned_elements(Layout::slab_elements(kb, nb, ld_b)) : 0);
     if constexpr (Runs) {
       if constexpr (Layout::stages_a) this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
-      this->b_runs = Plan(a.B, c.kb, c.nb, c.threads_per_product(), ld_b, false);
+      if constexpr (Layout::stages_b) this->b_runs = Plan(a.B, c.kb, c.nb, c.threads_per_product(), ld_b, false);
     }
   }
 
-  // Whether the operands' tiles of this call stage as runs (B's alone where A is not staged).
+  // Whether the staged operands' tiles of this call stage as runs.
   static bool runs_apply(const GemmArgs<Scalar>& a, const Config& c) {
     return kRunsPossible && (!Layout::stages_a || Plan::applies(a.A, c.kb, c.threads_per_product())) &&
-           Plan::applies(a.B, c.nb, c.threads_per_product());
+           (!Layout::stages_b || Plan::applies(a.B, c.nb, c.threads_per_product()));
   }
 
   // Whether every run of R adjacent elements of C's rows that starts at a multiple of R is
@@ -208,7 +208,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     auto depth = [&](int slab) { return slab + 1 < slabs ? kb : last_depth; };
     auto stage = [&](int slab) {
       if constexpr (Layout::stages_a) a_stager.stage(a_slab(slab), slab, depth(slab));
-      b_stager.stage(b_slab(slab), slab, depth(slab));
+      if constexpr (Layout::stages_b) b_stager.stage(b_slab(slab), slab, depth(slab));
     };
 
     const SlabRange range = slab_range(at);

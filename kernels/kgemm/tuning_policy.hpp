@@ -69,7 +69,12 @@ struct TuningPolicy<Kokkos::Cuda> {
     const Config warpgroups{128, 128, 64, 64, 128, 256, true, 1, 1, 0, true};
     if (fp16_on_tensor_cores(dtype)) return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m, warpgroups};
     std::vector<Config> seeds = {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
-    if (fp32_on_tensor_cores(dtype)) seeds.push_back(fp32_tensor_core_config());
+    if (fp32_on_tensor_cores(dtype)) {
+      seeds.push_back(fp32_tensor_core_config());
+      // 3xTF32 on Hopper's TF32 warpgroup MMA: one warpgroup's 128 x 64 tile on 16-deep slabs
+      // (25 KB; two teams per multiprocessor); dropped where the build or the GPU has none.
+      seeds.push_back({128, 64, 16, 128, 64, 128, true, 1, 1, 0, true});
+    }
     return seeds;
   }
   static ParamRanges ranges() {

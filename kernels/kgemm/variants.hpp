@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "kgemm/dtype.hpp"
+
 namespace kgemm {
 
 template <int TM, int TN>
@@ -58,12 +60,23 @@ void for_each_warp_tile(F&& f) {
   f(MicroTile<64, 64>{});
 }
 
-// Warpgroup tiles (tm x tn per four warps, `wgmma` m64nN): CUDA on sm_90a, fp16 data. 64 x 128
-// is the wide one; 64 x 64 keeps more warpgroups per block.
+// Warpgroup tiles (tm x tn of C per four warps): CUDA on sm_90a. fp16 data (`wgmma` m64nNk16):
+// 64 x 128 is the wide one; 64 x 64 keeps more warpgroups per block. fp32 data (3xTF32 on TF32
+// `wgmma`, which multiplies Cᵀ = Bᵀ Aᵀ: the instruction's 64 rows are C's columns, its 128
+// columns C's rows): 128 x 64. A tile belongs to one dtype; why_illegal names the other's.
+template <DType D, class F>
+void for_each_warpgroup_tile_of(F&& f) {
+  if constexpr (D == DType::F16) {
+    f(MicroTile<64, 64>{});
+    f(MicroTile<64, 128>{});
+  } else {
+    f(MicroTile<128, 64>{});
+  }
+}
 template <class F>
 void for_each_warpgroup_tile(F&& f) {
-  f(MicroTile<64, 64>{});
-  f(MicroTile<64, 128>{});
+  for_each_warpgroup_tile_of<DType::F16>(f);
+  for_each_warpgroup_tile_of<DType::F32>(f);
 }
 
 namespace detail {
@@ -105,6 +118,11 @@ struct EachWarpgroupTile {
   template <class F>
   void operator()(F&& f) const { for_each_warpgroup_tile(f); }
 };
+template <DType D>
+struct EachWarpgroupTileOf {
+  template <class F>
+  void operator()(F&& f) const { for_each_warpgroup_tile_of<D>(f); }
+};
 }  // namespace detail
 
 inline std::vector<std::pair<int, int>> micro_tiles() { return detail::tile_shapes(detail::EachMicroTile<true>{}); }
@@ -114,6 +132,11 @@ inline std::vector<std::pair<int, int>> micro_tiles_on(bool host) {
 }
 inline std::vector<std::pair<int, int>> warp_tiles() { return detail::tile_shapes(detail::EachWarpTile{}); }
 inline std::vector<std::pair<int, int>> warpgroup_tiles() { return detail::tile_shapes(detail::EachWarpgroupTile{}); }
+// The warpgroup tiles of one dtype's data.
+inline std::vector<std::pair<int, int>> warpgroup_tiles(DType dtype) {
+  return dtype == DType::F16 ? detail::tile_shapes(detail::EachWarpgroupTileOf<DType::F16>{})
+                             : detail::tile_shapes(detail::EachWarpgroupTileOf<DType::F32>{});
+}
 
 // f(MicroTile<tm, tn>{}) among the tiles of a host space (Host) or a GPU space.
 template <bool Host, class F>
@@ -124,9 +147,10 @@ template <class F>
 void with_warp_tile(int tm, int tn, F&& f) {
   detail::with_tile(detail::EachWarpTile{}, "tensor-core warp tile", tm, tn, f);
 }
-template <class F>
+// f(MicroTile<tm, tn>{}) among the warpgroup tiles of dtype D's data.
+template <DType D, class F>
 void with_warpgroup_tile(int tm, int tn, F&& f) {
-  detail::with_tile(detail::EachWarpgroupTile{}, "warpgroup tile", tm, tn, f);
+  detail::with_tile(detail::EachWarpgroupTileOf<D>{}, D == DType::F16 ? "fp16 warpgroup tile" : "fp32 warpgroup tile", tm, tn, f);
 }
 
 }  // namespace kgemm

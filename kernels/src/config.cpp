@@ -68,6 +68,12 @@ bool compiled(const Config& c) {
   return found;
 }
 
+bool fp32_warpgroup_tile(const Config& c) {
+  bool found = false;
+  for_each_warpgroup_tile_of<DType::F32>([&](auto tile) { found = found || (tile.tm == c.tm && tile.tn == c.tn); });
+  return found;
+}
+
 const char* tile_kind(const Config& c) { return c.wg ? "warpgroup tile " : c.tc ? "tensor-core warp tile " : "micro-tile "; }
 std::vector<std::pair<int, int>> tiles_of_kind(const Config& c) {
   return c.wg ? warpgroup_tiles() : c.tc ? warp_tiles() : micro_tiles();
@@ -124,6 +130,9 @@ std::string why_malformed(const Config& c) {
   if (c.wg && c.kb > 64)
     return "warpgroup configs hold a slab's A fragments in registers, 64 k at most; make kb 16, 32, 48 or 64";
   if (c.wg && c.bb > 1) return "warpgroup configs take one product per team; drop _bb";
+  if (c.wg && fp32_warpgroup_tile(c) && c.kb != 16 && c.kb != 32)
+    return "the fp32 warpgroup tile " + dims(c.tm, c.tn) +
+           " reads A's slabs as rows of 16 or 32 floats (the 64- or 128-byte swizzle); make kb 16 or 32";
   if (c.tc && c.threads_per_product() != c.threads_per_tile() * c.micro_tiles())
     return std::string("a tensor-core team is ") + (c.wg ? "one 128-thread warpgroup" : "one 32-thread warp") + " per " +
            dims(c.tm, c.tn) + " tile: team " + std::to_string(c.threads_per_tile() * c.micro_tiles() * c.bb) +

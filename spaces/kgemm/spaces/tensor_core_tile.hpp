@@ -244,6 +244,95 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
   }
 };
 
+// fp32-accurate GEMM on Hopper's TF32 warpgroup MMA (3xTF32, sm_90a device code: KGEMM_WGMMA).
+// TF32 `wgmma` reads shared-memory operands K-major only, and B is stored MN-major (rows of k), so
+// four warps compute a 128 x 64 tile of C transposed, Cᵀ = Bᵀ Aᵀ: Aᵀ is the instruction's B
+// operand, read by the tensor cores from the A slab as A is stored (rows of the block, K along
+// them: rows of kb = 16 or 32 floats, swizzled: wgmma::SwizzledSlab); Bᵀ is its A operand, from
+// registers, each thread loading its own fragments of B from memory (`fragment_col`,
+// `fragment_k`). Each operand x = big + small: Bᵀ splits in registers (big = tf32(x), small =
+// tf32(x - big)); the tensor cores truncate what they read of Aᵀ to TF32, so its small part
+// (wgmma::tf32_truncated_rest) is a second slab beside the first, which the kernel writes. Three
+// products per 8 k, the small terms first. Each slab's products are summed into accumulators of
+// their own and added to the tile's in fp32: summed over all of K inside the tensor cores, whose
+// accumulation is not IEEE fp32's, the error grew to 3-16x a SIMT kernel's (H100,
+// docs/gpu-notes.md); per slab it is 0.2-1x.
+struct Tf32x3WarpgroupTile {
+  static constexpr int rows = 128, cols = 64;  // of C
+  static constexpr int max_steps = 4;          // 8-deep steps per slab: kb <= 32
+  using Fragments = float[max_steps][4];
+  float acc[rows * cols / 128];
+  int lane, warp;
+
+  KOKKOS_INLINE_FUNCTION explicit Tf32x3WarpgroupTile(int rank_in_group) : lane(rank_in_group % 32), warp(rank_in_group / 32) {
+#pragma unroll
+    for (int i = 0; i < rows * cols / 128; ++i) acc[i] = 0.0f;
+  }
+
+  // Where fragment element e (0 ... 3) of an 8-deep step lies in B: column (of the tile's 64)
+  // and k (of the step's 8): {col, k}, {col + 8, k}, {col, k + 4}, {col + 8, k + 4}.
+  KOKKOS_INLINE_FUNCTION int fragment_col(int e) const { return 16 * warp + lane / 4 + 8 * (e % 2); }
+  KOKKOS_INLINE_FUNCTION int fragment_k(int e) const { return lane % 4 + 4 * (e / 2); }
+
+  // acc += A[row0 : row0 + 128, slab] * B[slab, tile columns] over a slab of kb k (16 or 32):
+  // b holds this thread's fragments of B's slab (kb / 8 steps), a_slab the A slab (rows of kb
+  // floats, the tile's rows from row0, a multiple of 8) and a_rest its small part, laid out alike.
+  // The multiplications are complete on return.
+  KOKKOS_INLINE_FUNCTION void multiply(const Fragments& b, const float* a_slab, const float* a_rest, int kb, int row0) {
+#if defined(KGEMM_WGMMA)
+    unsigned big[max_steps][4], small[max_steps][4];
+#pragma unroll
+    for (int s = 0; s < max_steps; ++s)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        big[s][e] = detail::to_tf32(b[s][e]);
+        small[s][e] = detail::to_tf32(b[s][e] - __uint_as_float(big[s][e]));
+      }
+    const int row_bytes = int(sizeof(float)) * kb;
+    const unsigned at_slab = detail::shared_address(a_slab + row0 * kb), at_rest = detail::shared_address(a_rest + row0 * kb);
+    constexpr int kStepBytes = int(sizeof(float)) * wgmma::kTf32InstructionK;
+    float part[rows * cols / 128];
+    wgmma::pin_accumulators(part);
+    wgmma::fence();
+    const auto steps = [&](auto count) {
+#pragma unroll
+      for (int s = 0; s < decltype(count)::value; ++s) {
+        const unsigned slab_step = at_slab + kStepBytes * s, rest_step = at_rest + kStepBytes * s;
+        wgmma::mma_async_tf32_a_in_registers(part, small[s], wgmma::descriptor_k_major(slab_step, row_bytes), s > 0);
+        wgmma::mma_async_tf32_a_in_registers(part, big[s], wgmma::descriptor_k_major(rest_step, row_bytes), true);
+        wgmma::mma_async_tf32_a_in_registers(part, big[s], wgmma::descriptor_k_major(slab_step, row_bytes), true);
+      }
+    };
+    if (kb == 16)
+      steps(std::integral_constant<int, 2>{});
+    else
+      steps(std::integral_constant<int, max_steps>{});
+    wgmma::commit_group();
+    wgmma::wait_group<0>();
+    wgmma::pin_accumulators(part);
+#pragma unroll
+    for (int i = 0; i < rows * cols / 128; ++i) acc[i] += part[i];
+#else
+    (void)b, (void)a_slab, (void)a_rest, (void)kb, (void)row0;
+    Kokkos::abort("kgemm: fp32 warpgroup configs (_wg) need device code compiled for sm_90a and a GPU of compute capability 9.0");
+#endif
+  }
+
+  // f(i, j, value) over the thread's elements of the 128 x 64 tile: accumulators 4 q ... 4 q + 3
+  // hold Cᵀ's row n = 16 w + l / 4 (and n + 8), columns m = 8 q + 2 (l % 4) and m + 1.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each(F&& f) const {
+    const int n = 16 * warp + lane / 4, m = 2 * (lane % 4);
+#pragma unroll
+    for (int q = 0; q < rows / 8; ++q) {
+      f(8 * q + m, n, acc[4 * q]);
+      f(8 * q + m + 1, n, acc[4 * q + 1]);
+      f(8 * q + m, n + 8, acc[4 * q + 2]);
+      f(8 * q + m + 1, n + 8, acc[4 * q + 3]);
+    }
+  }
+};
+
 template <>
 struct TensorCores<Kokkos::Cuda> {
   static constexpr bool available = true;
@@ -256,6 +345,7 @@ struct TensorCores<Kokkos::Cuda> {
   // A warpgroup's 64 x WN tile (fp16 slabs, sm_90a), and how many threads own one.
   template <int WN>
   using GroupTile = WarpgroupTile<WN>;
+  using Tf32x3GroupTile = Tf32x3WarpgroupTile;  // fp32 slabs: a warpgroup's 128 x 64 tile
   static constexpr int warpgroup = 128;
   // Whether the device runs the fp16 fragments (ldmatrix, mma.sync m16n8: Turing and newer), and
   // the TF32 ones (Ampere and newer).

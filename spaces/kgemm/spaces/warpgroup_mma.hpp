@@ -31,6 +31,7 @@ namespace wgmma {
 
 constexpr int kTileK = 64;              // fp16 elements in one 128-byte swizzled row
 constexpr int kInstructionK = 16;       // k of one wgmma.m64nNk16
+constexpr int kTf32InstructionK = 8;    // k of one TF32 wgmma.m64nNk8
 constexpr int kInstructionM = 64;       // rows of A (and of C) one wgmma multiplies
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 bytes: the 128-byte swizzle's period
 constexpr int kSwizzleRows = 8;          // rows of one period, in either swizzle
@@ -46,12 +47,14 @@ KGEMM_WGMMA_HOST_DEVICE constexpr int swizzled_offset(int row, int k) {
   return int(swizzle(unsigned(row * kTileK + k) * 2, 2 * kTileK) / 2);
 }
 
-// A slab operand of `rows` rows in tiles of `row_elements` (64 or 32) fp16 columns: element
-// (r, c) in tile c / row_elements, tiles rows x row_elements apart.
+// A slab operand of `rows` rows in tiles of `row_elements` columns of `element_bytes` each
+// (rows of 128 or 64 bytes: 64 or 32 fp16, 32 or 16 fp32): element (r, c) in tile
+// c / row_elements, tiles rows x row_elements apart.
 struct SwizzledSlab {
-  int rows, row_elements;
+  int rows, row_elements, element_bytes;
   KGEMM_WGMMA_HOST_DEVICE constexpr int offset(int r, int c) const {
-    const int in_tile = int(swizzle(unsigned(r * row_elements + c % row_elements) * 2, 2 * row_elements) / 2);
+    const int row_bytes = element_bytes * row_elements;
+    const int in_tile = int(swizzle(unsigned(r * row_elements + c % row_elements) * element_bytes, row_bytes) / element_bytes);
     return c / row_elements * rows * row_elements + in_tile;
   }
 };
@@ -198,6 +201,25 @@ __device__ inline void mma_async_a_in_registers(float (&d)[N / 2], const unsigne
   else
     KGEMM_WGMMA_M64K16_RS(128, KGEMM_WGMMA_REGS_64, "%64, %65, %66, %67", "68", "69", KGEMM_WGMMA_D32(0),
                           KGEMM_WGMMA_D32(32));
+}
+
+// What the tensor cores drop of an fp32 operand they read from shared memory as TF32 (they
+// ignore its 13 low mantissa bits): x minus x with those bits cleared, exact in fp32. 3xTF32
+// stores it beside the operand to multiply it as a third product's.
+__device__ inline float tf32_truncated_rest(float x) { return x - __uint_as_float(__float_as_uint(x) & 0xFFFFE000u); }
+
+// TF32 (fp32 data, the tensor cores reading 19 of its bits), k 8 per instruction, A from
+// registers, B K-major only: d (64 x 128) = A (64 x 8 tf32 in registers: a[0..3] hold, for the
+// warp's rows 16 w + l / 4 and + 8, k l % 4 and l % 4 + 4: {row, k}, {row + 8, k}, {row, k + 4},
+// {row + 8, k + 4}) * B (8 x 128, K-major at desc_b) [+ d]. The accumulators lie as in
+// mma_async<128>. A's registers must keep their values until the multiplication is waited for.
+__device__ inline void mma_async_tf32_a_in_registers(float (&d)[64], const unsigned (&a)[4], std::uint64_t desc_b,
+                                                     bool accumulate) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" KGEMM_WGMMA_REGS_64
+               "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+               : KGEMM_WGMMA_D32(0), KGEMM_WGMMA_D32(32)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(static_cast<int>(accumulate)));
 }
 
 #undef KGEMM_WGMMA_M64K16_RS

@@ -43,8 +43,14 @@ constexpr double kAccumulationErrorFactor = 2.0;
 // all. The sum is bounded as one of 3k terms (each 8-deep step's 24 summed in the tensor cores,
 // truncating, then added to the running sum), a looser bound than the k / 8 roundings of the
 // running sum alone would give.
-enum class Products { Rounded, SplitTf32 };
+// Hopper's TF32 `wgmma` reads its shared-memory operand (A, in kgemm's fp32 warpgroup kernel)
+// truncated to TF32, so A splits as big_a = trunc(a), small_a = a - big_a (exact, below 2^-10
+// |a|), and small_a is truncated in turn when read (2^-10 of it): 2^-20 (1 + 2^-11) |a b| for
+// that, 2^-22 |a b| for B's small part's rounding, 2^-21 |a b| for the dropped small_a small_b:
+// 7.002 * 2^-22 |a b| in all (SplitTf32TruncatedA).
+enum class Products { Rounded, SplitTf32, SplitTf32TruncatedA };
 constexpr double kSplitTf32ProductError = 3.001 * 0x1p-22;
+constexpr double kSplitTf32TruncatedAProductError = 7.002 * 0x1p-22;
 
 // The bound for one element of C, computed by a kernel with `k`-long sums in `accumulation`,
 // epilogue (alpha, beta) in fp32, stored in `output`.
@@ -57,17 +63,21 @@ struct ErrorBound {
   // The bound for `config` on data of `dtype` accumulated as `accum` asks.
   static ErrorBound of_call(DType dtype, Accum accum, int k, const Config& config) {
     const bool split = config.tc && dtype == DType::F32;
-    return {dtype, accumulation_format(dtype, accum), k, split ? Products::SplitTf32 : Products::Rounded};
+    const Products products = !split ? Products::Rounded : config.wg ? Products::SplitTf32TruncatedA : Products::SplitTf32;
+    return {dtype, accumulation_format(dtype, accum), k, products};
   }
 
   // exact: alpha sum_k a_ik b_kj + beta c0_ij in fp64; magnitude: sum_k |a_ik b_kj|;
   // beta_c0: beta c0_ij (0 when beta is 0).
   double operator()(double exact, double magnitude, double alpha, double beta_c0) const {
     const Rounding acc = rounding_of(accumulation), f32 = rounding_of(DType::F32), out = rounding_of(output);
-    const bool split = products == Products::SplitTf32;
+    const bool split = products != Products::Rounded;
     const double terms = split ? 3.0 * k : double(k);
-    const double sum_error = kAccumulationErrorFactor * terms * acc.unit * magnitude + terms * acc.underflow +
-                             (split ? kSplitTf32ProductError * magnitude : 0.0);
+    const double product_error = products == Products::SplitTf32            ? kSplitTf32ProductError
+                                 : products == Products::SplitTf32TruncatedA ? kSplitTf32TruncatedAProductError
+                                                                              : 0.0;
+    const double sum_error =
+        kAccumulationErrorFactor * terms * acc.unit * magnitude + terms * acc.underflow + product_error * magnitude;
     // value = alpha * acc, then + beta * c0: two fp32 roundings of at most |alpha acc| + |beta c0|.
     const double scaled = std::abs(alpha) * (magnitude + sum_error) + std::abs(beta_c0);
     const double epilogue_error = std::abs(alpha) * sum_error + 2 * (f32.unit * scaled + f32.underflow);

@@ -82,7 +82,7 @@ Config fit_to_products(Config start, const Problem& problem) {
   if (start.tc) {  // products smaller than every warp (group) tile keep the seed as it is
     const int rows = ceil_div(problem.m, 16) * 16, cols = ceil_div(problem.n, 16) * 16;
     bool fits = false;
-    for (auto [tm, tn] : start.wg ? warpgroup_tiles() : warp_tiles())
+    for (auto [tm, tn] : start.wg ? warpgroup_tiles(problem.dtype) : warp_tiles())
       if (tm <= rows && tn <= cols && (!fits || tm * tn > start.tm * start.tn)) start.tm = tm, start.tn = tn, fits = true;
     if (!fits) return start;
   }
@@ -158,8 +158,8 @@ std::vector<Config> candidate_configs(const Problem& problem) {
               for (int kb : ranges.kb)
                 for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, buffers});
         // Tensor-core configs (fp16, and fp32 as 3xTF32, on devices that run them): the team is
-        // one warp per tile; warpgroup configs (fp16 on Hopper; why_illegal drops them elsewhere):
-        // four warps per tile, one product per team.
+        // one warp per tile; warpgroup configs (Hopper; why_illegal drops them elsewhere): four
+        // warps per tile of the dtype's own, one product per team.
         const bool tensor_cores = problem.dtype == DType::F16 ? TensorCores<ExecSpace>::on_device()
                                                               : TensorCores<ExecSpace>::tf32_on_device();
         const auto consider_tiles = [&](const std::vector<std::pair<int, int>>& tiles, bool warpgroups) {
@@ -173,7 +173,7 @@ std::vector<Config> candidate_configs(const Problem& problem) {
                 }
         };
         if (tensor_cores) consider_tiles(warp_tiles(), false);
-        if (tensor_cores && problem.dtype == DType::F16 && bb == 1) consider_tiles(warpgroup_tiles(), true);
+        if (tensor_cores && bb == 1) consider_tiles(warpgroup_tiles(problem.dtype), true);
       }
   return candidates;
 }

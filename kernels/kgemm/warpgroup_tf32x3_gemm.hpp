@@ -1,0 +1,114 @@
+#pragma once
+// The fp32 warpgroup GEMM kernel (fp32 data, configs ending in "_wg": 3xTF32 on Hopper's TF32
+// `wgmma`, fp32-level accuracy): the slab pipeline's team pattern with only A staged, as 16-byte
+// runs into the swizzled K-major rows TF32 `wgmma` reads (Tf32WarpgroupSlabs); each warpgroup of
+// four warps owns one 128 x 64 tile of the block and multiplies it as Cᵀ = Bᵀ Aᵀ
+// (spaces/: Tf32x3WarpgroupTile). B's fragments come from global memory into registers, each
+// thread loading its own a slab ahead of the one multiplied; A's small part (what the tensor
+// cores' TF32 reading drops) is written by the team into its own scratch region after each slab
+// lands. 128 x 64 blocks on 16-deep slabs take 25 KB of team scratch with two slab buffers.
+// Results go from the registers to C one element per store: a thread's adjacent results are
+// adjacent rows of C.
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+
+#include "kgemm/packed.hpp"
+#include "kgemm/slab_pipeline.hpp"
+#include "kgemm/spaces/tensor_core_tile.hpp"
+
+namespace kgemm {
+
+template <class ExecSpace, int SlabBuffers>
+struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuffers, Tf32WarpgroupSlabs> {
+  using Cores = TensorCores<ExecSpace>;
+  using Tile = typename Cores::Tf32x3GroupTile;
+  using Pipeline = SlabPipeline<ExecSpace, float, float, true, SlabBuffers, Tf32WarpgroupSlabs>;
+  using typename Pipeline::Member;
+  using Fragments = typename Tile::Fragments;
+
+  int groups_n;  // warpgroup tiles across the block
+
+  // Slabs are staged kb deep, zeros past K, and B's fragments read as zeros there: every slab
+  // multiplies kb k.
+  WarpgroupTf32x3Gemm(const GemmArgs<float>& a, const Config& c) : Pipeline(a, c, c.kb), groups_n(c.nb / Tile::cols) {}
+
+  // Whether the call's A stages as runs into the swizzled rows (the only way it can); B is read
+  // element by element, in any layout.
+  static bool applies(const GemmArgs<float>& a, const Config& c) { return Pipeline::runs_apply(a, c); }
+
+  // The slab buffers, then A's small part of one slab.
+  KOKKOS_INLINE_FUNCTION std::size_t small_part_bytes() const { return std::size_t(this->mb) * this->kb * sizeof(float); }
+  std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(small_part_bytes()); }
+
+  // This thread's fragments of B for slab `slab`, zeros past K and past N.
+  KOKKOS_INLINE_FUNCTION void load_fragments(Fragments& b, const Tile& tile, const BlockOrigin& at, int col0, int slab) const {
+    const auto& B = this->args.B;
+    const int steps = this->kb / wgmma::kTf32InstructionK;
+    const float* from = B.data + at.b * B.batch_stride;
+    int col[2];
+    bool col_inside[2];
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      col[e] = at.n0 + col0 + tile.fragment_col(e);
+      col_inside[e] = col[e] < B.cols;
+    }
+#pragma unroll
+    for (int s = 0; s < Tile::max_steps; ++s)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int k = slab * this->kb + wgmma::kTf32InstructionK * s + tile.fragment_k(e);
+        b[s][e] = s < steps && k < B.rows && col_inside[e % 2] ? from[k * B.row_stride + col[e % 2] * B.col_stride] : 0.0f;
+      }
+  }
+
+  // The small part of the A slab at `a_slab` into `small`, laid out alike, 16 bytes per
+  // thread at a time; visible to the tensor cores, and to every thread, on return.
+  KOKKOS_INLINE_FUNCTION void write_small_part(const ProductTeam<Member>& team, const float* a_slab, float* small) const {
+    const int runs = this->mb * this->kb / 4;
+    for (int r = team.team_rank(); r < runs; r += team.team_size()) {
+      Packed<float, 4> x = reinterpret_cast<const Packed<float, 4>*>(a_slab)[r];
+#if defined(KGEMM_WGMMA)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) x.v[q] = wgmma::tf32_truncated_rest(x.v[q]);
+#endif
+      reinterpret_cast<Packed<float, 4>*>(small)[r] = x;
+    }
+    Tf32WarpgroupSlabs::copies_landed();
+    team.team_barrier();
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
+    const auto team = this->product_team(whole_team);
+    const BlockOrigin at = this->origin(whole_team, team.group);
+    char* scratch = this->scratch(whole_team, small_part_bytes(), team.group);
+    float* small = this->template extra<float>(scratch);
+    const int group = team.team_rank() / Cores::warpgroup;
+    const int row0 = group / groups_n * Tile::rows, col0 = group % groups_n * Tile::cols;
+
+    Tile tile(team.team_rank() % Cores::warpgroup);
+    const auto range = this->slab_range(at);
+    int slab = range.first;
+    const int end = range.end;
+    Fragments next;
+    if (slab < end) load_fragments(next, tile, at, col0, slab);
+    this->for_each_slab(team, scratch, at, [&](const float* a_slab, int, const float*, int, int) {
+      Fragments now;
+#pragma unroll
+      for (int s = 0; s < Tile::max_steps; ++s)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) now[s][e] = next[s][e];
+      if (slab + 1 < end) load_fragments(next, tile, at, col0, slab + 1);
+      write_small_part(team, a_slab, small);
+      tile.multiply(now, a_slab, small, this->kb, row0);
+      ++slab;
+    });
+    this->template store_results<1>(at, [&](auto&& store) {
+      tile.for_each([&](int i, int j, float value) {
+        const float run[1] = {value};
+        store(row0 + i, col0 + j, run);
+      });
+    });
+  }
+};
+
+}  // namespace kgemm
