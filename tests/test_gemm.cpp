@@ -255,6 +255,11 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
   if (const std::string why = why_illegal<Space>(probe, configs.front()); !why.empty()) GTEST_SKIP() << why;
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}, {200, 136, 272}};
   for (const Config& config : configs) {
+    // Deeper fp32 slabs need more team scratch than some Kokkos versions give (4.6: 48 KB).
+    if (const std::string why = why_illegal<Space>(probe, config); why.find("team scratch") != std::string::npos) {
+      std::printf("[skipped] %s\n", why.c_str());
+      continue;
+    }
     for (const auto& shape : shapes) {
       GemmCheck g;
       g.m = shape[0], g.n = shape[1], g.k = shape[2], g.pad_ab = true, g.config = config;

@@ -234,13 +234,19 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
   if (c.wg) {
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, float>::value) {
       with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
-        using Kernel = WarpgroupTf32x3Gemm<ExecSpace, decltype(buffers)::value>;
-        if (Kernel::applies(args, c))
-          launch_with_policy(Kernel(args, c));
+        const auto launch_deep = [&](auto depth) {
+          using Kernel = WarpgroupTf32x3Gemm<ExecSpace, decltype(buffers)::value, decltype(depth)::value>;
+          if (Kernel::applies(args, c))
+            launch_with_policy(Kernel(args, c));
+          else
+            why = config_reason(c, " stages A's slabs for TF32 wgmma as 16-byte runs, which needs op(A) row-major with "
+                                   "16-byte aligned rows (K a multiple of 4) and team / (kb / 4) a multiple of 8; use _tc "
+                                   "for this call");
+        };
+        if (c.kb == 16)  // why_malformed allows 16 and 32
+          launch_deep(std::integral_constant<int, 16>{});
         else
-          why = config_reason(c, " stages A's slabs for TF32 wgmma as 16-byte runs, which needs op(A) row-major with "
-                                 "16-byte aligned rows (K a multiple of 4) and team / (kb / 4) a multiple of 8; use _tc "
-                                 "for this call");
+          launch_deep(std::integral_constant<int, 32>{});
       });
     }
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {

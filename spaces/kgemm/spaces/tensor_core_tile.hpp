@@ -257,10 +257,14 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
 // their own and added to the tile's in fp32: summed over all of K inside the tensor cores, whose
 // accumulation is not IEEE fp32's, the error grew to 3-16x a SIMT kernel's (H100,
 // docs/gpu-notes.md); per slab it is 0.2-1x.
+// Steps: 8-deep steps per slab (kb / 8), fixed at compile time: with room for four whatever kb,
+// B's fragments and their split parts held 248 registers against 173 (H100).
+template <int Steps>
 struct Tf32x3WarpgroupTile {
+  static_assert(Steps == 2 || Steps == 4, "fp32 warpgroup slabs are 16 or 32 floats deep");
   static constexpr int rows = 128, cols = 64;  // of C
-  static constexpr int max_steps = 4;          // 8-deep steps per slab: kb <= 32
-  using Fragments = float[max_steps][4];
+  static constexpr int kb = Steps * 8;
+  using Fragments = float[Steps][4];
   float acc[rows * cols / 128];
   int lane, warp;
 
@@ -274,46 +278,40 @@ struct Tf32x3WarpgroupTile {
   KOKKOS_INLINE_FUNCTION int fragment_col(int e) const { return 16 * warp + lane / 4 + 8 * (e % 2); }
   KOKKOS_INLINE_FUNCTION int fragment_k(int e) const { return lane % 4 + 4 * (e / 2); }
 
-  // acc += A[row0 : row0 + 128, slab] * B[slab, tile columns] over a slab of kb k (16 or 32):
-  // b holds this thread's fragments of B's slab (kb / 8 steps), a_slab the A slab (rows of kb
-  // floats, the tile's rows from row0, a multiple of 8) and a_rest its small part, laid out alike.
-  // The multiplications are complete on return.
-  KOKKOS_INLINE_FUNCTION void multiply(const Fragments& b, const float* a_slab, const float* a_rest, int kb, int row0) {
+  // acc += A[row0 : row0 + 128, slab] * B[slab, tile columns] over a slab of kb k: b holds this
+  // thread's fragments of B's slab, a_slab the A slab (rows of kb floats, the tile's rows from
+  // row0, a multiple of 8) and a_rest its small part, laid out alike. The multiplications are
+  // complete on return.
+  KOKKOS_INLINE_FUNCTION void multiply(const Fragments& b, const float* a_slab, const float* a_rest, int row0) {
 #if defined(KGEMM_WGMMA)
-    unsigned big[max_steps][4], small[max_steps][4];
+    unsigned big[Steps][4], small[Steps][4];
 #pragma unroll
-    for (int s = 0; s < max_steps; ++s)
+    for (int s = 0; s < Steps; ++s)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         big[s][e] = detail::to_tf32(b[s][e]);
         small[s][e] = detail::to_tf32(b[s][e] - __uint_as_float(big[s][e]));
       }
-    const int row_bytes = int(sizeof(float)) * kb;
+    constexpr int row_bytes = int(sizeof(float)) * kb;
     const unsigned at_slab = detail::shared_address(a_slab + row0 * kb), at_rest = detail::shared_address(a_rest + row0 * kb);
     constexpr int kStepBytes = int(sizeof(float)) * wgmma::kTf32InstructionK;
     float part[rows * cols / 128];
     wgmma::pin_accumulators(part);
     wgmma::fence();
-    const auto steps = [&](auto count) {
 #pragma unroll
-      for (int s = 0; s < decltype(count)::value; ++s) {
-        const unsigned slab_step = at_slab + kStepBytes * s, rest_step = at_rest + kStepBytes * s;
-        wgmma::mma_async_tf32_a_in_registers(part, small[s], wgmma::descriptor_k_major(slab_step, row_bytes), s > 0);
-        wgmma::mma_async_tf32_a_in_registers(part, big[s], wgmma::descriptor_k_major(rest_step, row_bytes), true);
-        wgmma::mma_async_tf32_a_in_registers(part, big[s], wgmma::descriptor_k_major(slab_step, row_bytes), true);
-      }
-    };
-    if (kb == 16)
-      steps(std::integral_constant<int, 2>{});
-    else
-      steps(std::integral_constant<int, max_steps>{});
+    for (int s = 0; s < Steps; ++s) {
+      const unsigned slab_step = at_slab + kStepBytes * s, rest_step = at_rest + kStepBytes * s;
+      wgmma::mma_async_tf32_a_in_registers(part, small[s], wgmma::descriptor_k_major(slab_step, row_bytes), s > 0);
+      wgmma::mma_async_tf32_a_in_registers(part, big[s], wgmma::descriptor_k_major(rest_step, row_bytes), true);
+      wgmma::mma_async_tf32_a_in_registers(part, big[s], wgmma::descriptor_k_major(slab_step, row_bytes), true);
+    }
     wgmma::commit_group();
     wgmma::wait_group<0>();
     wgmma::pin_accumulators(part);
 #pragma unroll
     for (int i = 0; i < rows * cols / 128; ++i) acc[i] += part[i];
 #else
-    (void)b, (void)a_slab, (void)a_rest, (void)kb, (void)row0;
+    (void)b, (void)a_slab, (void)a_rest, (void)row0;
     Kokkos::abort("kgemm: fp32 warpgroup configs (_wg) need device code compiled for sm_90a and a GPU of compute capability 9.0");
 #endif
   }
@@ -345,7 +343,8 @@ struct TensorCores<Kokkos::Cuda> {
   // A warpgroup's 64 x WN tile (fp16 slabs, sm_90a), and how many threads own one.
   template <int WN>
   using GroupTile = WarpgroupTile<WN>;
-  using Tf32x3GroupTile = Tf32x3WarpgroupTile;  // fp32 slabs: a warpgroup's 128 x 64 tile
+  template <int Steps>
+  using Tf32x3GroupTile = Tf32x3WarpgroupTile<Steps>;  // fp32 slabs: a warpgroup's 128 x 64 tile
   static constexpr int warpgroup = 128;
   // Whether the device runs the fp16 fragments (ldmatrix, mma.sync m16n8: Turing and newer), and
   // the TF32 ones (Ampere and newer).
