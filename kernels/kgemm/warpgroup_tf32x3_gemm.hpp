@@ -90,15 +90,18 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
   // The small part of the A slab at `a_slab` into `small`, laid out alike, 16 bytes per
   // thread at a time; visible to the tensor cores, and to every thread, on return.
   KOKKOS_INLINE_FUNCTION void write_small_part(const ProductTeam<Member>& team, const float* a_slab, float* small) const {
-    const int runs = this->mb * KB / 4;
+    using Run = Packed<float, 4>;
+    const int runs = this->mb * KB / 4, step = team.team_size();
+    const Run* from = reinterpret_cast<const Run*>(a_slab) + team.team_rank();
+    Run* to = reinterpret_cast<Run*>(small) + team.team_rank();
 #pragma unroll 4
-    for (int r = team.team_rank(); r < runs; r += team.team_size()) {
-      Packed<float, 4> x = reinterpret_cast<const Packed<float, 4>*>(a_slab)[r];
+    for (int r = team.team_rank(); r < runs; r += step, from += step, to += step) {
+      Run x = *from;
 #if defined(KGEMM_WGMMA)
 #pragma unroll
       for (int q = 0; q < 4; ++q) x.v[q] = wgmma::tf32_truncated_rest(x.v[q]);
 #endif
-      reinterpret_cast<Packed<float, 4>*>(small)[r] = x;
+      *to = x;
     }
     Tf32WarpgroupSlabs::copies_landed();
     team.team_barrier();
