@@ -107,6 +107,14 @@ struct RunPlan {
           Traits::template copy_run_zero_filled<kRun>(dst, src, i < copies_inside ? run_bytes : 0);
       }
     }
+
+    // Calls f(run) for each of this thread's runs of the slab at `to` (their places are the same
+    // every slab).
+    template <class F>
+    KOKKOS_INLINE_FUNCTION void for_each_run(const Scalar* to, F&& f) const {
+      const Scalar* dst = to + dst0;
+      for (int i = 0; i < copies; ++i, dst += plan.dst_row_step) f(dst);
+    }
   };
 
   // Whether the slab's rows are K's in the fragment K order: swizzled B slabs.

@@ -186,22 +186,32 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
   template <class Multiply>
   KOKKOS_INLINE_FUNCTION void for_each_slab(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
                                             Multiply&& multiply) const {
+    for_each_slab(team, scratch, at, multiply, [](const auto&, const Slab*, int) {});
+  }
+  // The same, with landed(a_copies, a_slab, slab) called by each thread once its own copies of A's
+  // slab have landed, before the barrier that publishes the slab (GPUs): a_copies is the thread's
+  // stager of A (RunPlan::Copies where runs stage: for_each_run visits its runs). What it writes
+  // to scratch is the team's past that barrier.
+  template <class Multiply, class Landed>
+  KOKKOS_INLINE_FUNCTION void for_each_slab(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
+                                            Multiply&& multiply, Landed&& landed) const {
     if constexpr (Runs) {
       walk_slabs(team, scratch, at, this->a_runs.thread(team, args.A, at.b, at.m0, 0),
-                 this->b_runs.thread(team, args.B, at.b, 0, at.n0), multiply);
+                 this->b_runs.thread(team, args.B, at.b, 0, at.n0), multiply, landed);
     } else {
       const bool exact_depth = k_multiple == 1;
       const Stager a_stager(team, ld_a, args.A, at.b, at.m0, 0, mb, kb, true, exact_depth);
       const Stager b_stager(team, ld_b, args.B, at.b, 0, at.n0, kb, nb, false, exact_depth);
-      walk_slabs(team, scratch, at, a_stager, b_stager, multiply);
+      walk_slabs(team, scratch, at, a_stager, b_stager, multiply, landed);
     }
   }
 
  private:
   // stage(to, slab, depth) of each stager copies one slab of the block's operand tile.
-  template <class AStager, class BStager, class Multiply>
+  template <class AStager, class BStager, class Multiply, class Landed>
   KOKKOS_INLINE_FUNCTION void walk_slabs(const ProductTeam<Member>& team, char* scratch, const BlockOrigin& at,
-                                         const AStager& a_stager, const BStager& b_stager, Multiply&& multiply) const {
+                                         const AStager& a_stager, const BStager& b_stager, Multiply&& multiply,
+                                         Landed&& landed) const {
     Slab* buffers = reinterpret_cast<Slab*>(scratch);
     auto a_slab = [&](int slab) { return buffers + unsigned(slab) % SlabBuffers * buffer_elements; };
     auto b_slab = [&](int slab) { return a_slab(slab) + a_slab_elements; };
@@ -234,6 +244,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
       }
       for (int slab = first; slab < end; ++slab) {
         Traits::template wait_scratch_copies<ahead - 1>();
+        landed(a_stager, static_cast<const Slab*>(a_slab(slab)), slab);
         Layout::copies_landed();
         team.team_barrier();
         if (slab + ahead < end) stage(slab + ahead);

@@ -72,7 +72,7 @@ struct TuningPolicy<Kokkos::Cuda> {
     if (fp32_on_tensor_cores(dtype)) {
       seeds.push_back(fp32_tensor_core_config());
       // 3xTF32 on Hopper's TF32 warpgroup MMA: one warpgroup's 128 x 64 tile on 16-deep slabs
-      // (25 KB; two teams per multiprocessor); dropped where the build or the GPU has none.
+      // (33 KB; two teams per multiprocessor); dropped where the build or the GPU has none.
       seeds.push_back({128, 64, 16, 128, 64, 128, true, 1, 1, 0, true});
     }
     return seeds;

@@ -5,8 +5,9 @@
 // four warps owns one 128 x 64 tile of the block and multiplies it as Cᵀ = Bᵀ Aᵀ
 // (spaces/: Tf32x3WarpgroupTile). B's fragments come from global memory into registers, each
 // thread loading its own a slab ahead of the one multiplied; A's small part (what the tensor
-// cores' TF32 reading drops) is written by the team into its own scratch region after each slab
-// lands. 128 x 64 blocks on 16-deep slabs take 25 KB of team scratch with two slab buffers.
+// cores' TF32 reading drops) is written by each thread for the runs it copied, once they land,
+// into the kernel's own scratch regions. 128 x 64 blocks on 16-deep slabs take 33 KB of team
+// scratch with two slab buffers.
 // Results go from the registers to C one element per store: a thread's adjacent results are
 // adjacent rows of C.
 #include <Kokkos_Core.hpp>
@@ -38,8 +39,8 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
   // element by element, in any layout.
   static bool applies(const GemmArgs<float>& a, const Config& c) { return Pipeline::runs_apply(a, c); }
 
-  // The slab buffers, then A's small part of one slab.
-  KOKKOS_INLINE_FUNCTION std::size_t small_part_bytes() const { return std::size_t(this->mb) * this->kb * sizeof(float); }
+  // The slab buffers, then two regions for A's small parts (write_small_parts).
+  KOKKOS_INLINE_FUNCTION std::size_t small_part_bytes() const { return 2 * std::size_t(this->mb) * KB * sizeof(float); }
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(small_part_bytes()); }
 
   // Where this thread reads its fragments of B: its two columns (fragment_col), from the row of
@@ -87,31 +88,31 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
     }
   }
 
-  // The small part of the A slab at `a_slab` into `small`, laid out alike, 16 bytes per
-  // thread at a time; visible to the tensor cores, and to every thread, on return.
-  KOKKOS_INLINE_FUNCTION void write_small_part(const ProductTeam<Member>& team, const float* a_slab, float* small) const {
-    using Run = Packed<float, 4>;
-    const int runs = this->mb * KB / 4, step = team.team_size();
-    const Run* from = reinterpret_cast<const Run*>(a_slab) + team.team_rank();
-    Run* to = reinterpret_cast<Run*>(small) + team.team_rank();
-#pragma unroll 4
-    for (int r = team.team_rank(); r < runs; r += step, from += step, to += step) {
-      Run x = *from;
+  // The small parts of the runs of A's slab `slab` at `a_slab` that this thread copied itself
+  // (its copies have landed), into the slab's small-part region, laid out as the slab. Two
+  // regions, by slab parity: a thread writes slab t's before the barrier that publishes slab t,
+  // while others may still multiply slab t - 1 from the other region; slab t - 2's was done with
+  // before the previous barrier. A pass of the whole team over the slab after that barrier took a
+  // second barrier per slab and addresses of its own.
+  template <class Copies>
+  KOKKOS_INLINE_FUNCTION void write_small_parts(const Copies& a_copies, const float* a_slab, float* small_parts,
+                                                int slab) const {
+    float* small = small_parts + (slab % 2) * this->mb * KB;
+    a_copies.for_each_run(a_slab, [&](const float* run) {
+      Packed<float, 4> x = *reinterpret_cast<const Packed<float, 4>*>(run);
 #if defined(KGEMM_WGMMA)
 #pragma unroll
       for (int q = 0; q < 4; ++q) x.v[q] = wgmma::tf32_truncated_rest(x.v[q]);
 #endif
-      *to = x;
-    }
-    Tf32WarpgroupSlabs::copies_landed();
-    team.team_barrier();
+      *reinterpret_cast<Packed<float, 4>*>(small + (run - a_slab)) = x;
+    });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
     const auto team = this->product_team(whole_team);
     const BlockOrigin at = this->origin(whole_team, team.group);
     char* scratch = this->scratch(whole_team, small_part_bytes(), team.group);
-    float* small = this->template extra<float>(scratch);
+    float* small_parts = this->template extra<float>(scratch);
     const int group = team.team_rank() / Cores::warpgroup;
     const int row0 = group / groups_n * Tile::rows, col0 = group % groups_n * Tile::cols;
 
@@ -129,9 +130,10 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
 #pragma unroll
         for (int e = 0; e < 4; ++e) now[s][e] = next[s][e];
       if (slab + 1 < end) load_fragments(next, columns, slab + 1);
-      write_small_part(team, a_slab, small);
-      tile.multiply(now, a_slab, small, row0);
+      tile.multiply(now, a_slab, small_parts + (slab % 2) * this->mb * KB, row0);
       ++slab;
+    }, [&](const auto& a_copies, const float* a_slab, int landed_slab) {
+      write_small_parts(a_copies, a_slab, small_parts, landed_slab);
     });
     this->template store_results<1>(at, [&](auto&& store) {
       tile.for_each([&](int i, int j, float value) {
