@@ -670,6 +670,29 @@ TEST(StoreMerge, FasterMeasurementWinsAClashAndTheMergeSaysSo) {
   EXPECT_NE(tie.clashes[0].find("the first of equal speed"), std::string::npos) << tie.clashes[0];
 }
 
+// The header keeps the versions that tuned the entries when every store agrees (a GPU job's
+// stores merged by a host-only build elsewhere), and names the merging program's when they differ.
+TEST(StoreMerge, TheHeaderNamesTheVersionsThatTunedTheEntries) {
+  TempDir dir;
+  std::vector<std::string> inputs = sample_shards(dir, 2);
+  for (const std::string& path : inputs) {
+    ConfigStore store = ConfigStore::load(path);
+    store.header.kokkos_version = "4.6.1";
+    store.save(path);
+  }
+  merge_stores(inputs, dir.file("agreed.yaml"));
+  EXPECT_EQ(ConfigStore::load(dir.file("agreed.yaml")).header.kokkos_version, "4.6.1");
+
+  ConfigStore other = ConfigStore::load(inputs[1]);
+  other.header.kokkos_version = "4.7.0";
+  other.save(inputs[1]);
+  merge_stores(inputs, dir.file("mixed.yaml"));
+  EXPECT_EQ(ConfigStore::load(dir.file("mixed.yaml")).header.kokkos_version, StoreHeader::stamped(kTestDevice).kokkos_version);
+  // The output's own entries take part: merging agreeing inputs into a store of other versions.
+  merge_stores({inputs[0]}, dir.file("mixed.yaml"));
+  EXPECT_EQ(ConfigStore::load(dir.file("mixed.yaml")).header.kokkos_version, StoreHeader::stamped(kTestDevice).kokkos_version);
+}
+
 TEST(StoreMerge, TheOutputsOwnEntriesTakePart) {
   TempDir dir;
   const std::string out = dir.file("out.yaml");

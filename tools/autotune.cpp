@@ -78,6 +78,7 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --help
 merge: adds the entries of the STOREs (one device's, loaded strictly) to --out (created or
 extended); where two hold the same problem, the one with more GFLOP/s wins, and merge says so.
+The header keeps the stores' Kokkos and kgemm versions where they all agree.
 A bad or foreign store refuses the whole merge and leaves --out as it was.
 Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
 fully written and every element (every 7th row and column on large problems) within an error

@@ -4,6 +4,8 @@
 #include <map>
 #include <stdexcept>
 
+#include <unistd.h>
+
 namespace kgemm {
 
 namespace {
@@ -12,6 +14,14 @@ std::string described(const TunedEntry& entry, const std::string& file) {
   char gflops[32];
   std::snprintf(gflops, sizeof gflops, "%.4g", entry.gflops);
   return file + "'s " + to_string(entry.config) + " (" + gflops + " GFLOP/s)";
+}
+
+// Whether every store holds entries tuned by the same Kokkos and kgemm versions as `first`.
+bool same_versions(const std::vector<ConfigStore>& stores, const StoreHeader& first) {
+  for (const ConfigStore& store : stores)
+    if (store.header.kokkos_version != first.kokkos_version || store.header.kgemm_version != first.kgemm_version)
+      return false;
+  return true;
 }
 
 }  // namespace
@@ -26,8 +36,20 @@ MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::str
       throw StoreError(inputs[i], "holds configs of " + to_string(stores[i].header.device) + ", but " + inputs.front() +
                                       " holds configs of " + to_string(device) +
                                       "; stores of different devices cannot be merged");
+  // The versions the header names are those that tuned the entries where every store taking
+  // part agrees (the output's own entries included); else the merging program's. A merge run
+  // elsewhere (a login node's host-only build merging a GPU job's stores) would otherwise record
+  // its own Kokkos for the GPU's tuning.
+  std::vector<ConfigStore> taking_part = stores;
+  if (access(out.c_str(), F_OK) == 0) taking_part.push_back(ConfigStore::load(out));
+  const StoreHeader tuned_by = stores.front().header;
+  const bool one_version = same_versions(taking_part, tuned_by);
   MergeOutcome outcome;
   outcome.store = ConfigStore::update(out, device, [&](ConfigStore& merged) {
+    if (one_version) {
+      merged.header.kokkos_version = tuned_by.kokkos_version;
+      merged.header.kgemm_version = tuned_by.kgemm_version;
+    }
     outcome.clashes.clear();
     outcome.added = 0;
     std::map<Problem, std::string, StoreOrder> source;  // the file each merged entry came from

@@ -20,8 +20,10 @@ struct MergeOutcome {
 // refuses the merge, as a dropped entry would be lost tuning), and all must be of one device
 // (same_device; the output too). Then, under the output's lock (ConfigStore::update), each
 // input's entries are added in the order given; for a problem already held, the entry with
-// more GFLOP/s wins (the one held on a tie). Throws StoreError naming the file and what is
-// wrong, std::invalid_argument without inputs; the output is untouched unless all succeeds.
+// more GFLOP/s wins (the one held on a tie). The output's header names the Kokkos and kgemm
+// versions of the stores where they all agree, the merging program's otherwise. Throws
+// StoreError naming the file and what is wrong, std::invalid_argument without inputs; the
+// output is untouched unless all succeeds.
 MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out);
 
 }  // namespace kgemm
