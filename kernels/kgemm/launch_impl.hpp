@@ -101,10 +101,11 @@ std::string why_bad_stages(const Config& c) {
 }
 
 // Warpgroup tiles belong to one dtype (variants.hpp): the reason a config's tile is not one of
-// `dtype`'s, naming those that are.
-inline std::string why_not_warpgroup_tile_of(const Config& c, DType dtype) {
-  for (auto [tm, tn] : warpgroup_tiles(dtype))
-    if (tm == c.tm && tn == c.tn) return "";
+// Scalar's, naming those that are.
+template <class Scalar>
+std::string why_not_warpgroup_tile_of(const Config& c) {
+  constexpr DType dtype = dtype_of<Scalar>();
+  if (is_warpgroup_tile_of<dtype>(c.tm, c.tn)) return "";
   std::string tiles;
   for (auto [tm, tn] : warpgroup_tiles(dtype)) tiles += " " + dims(tm, tn);
   return config_reason(c, ": warpgroup tile " + dims(c.tm, c.tn) + " multiplies " +
@@ -122,7 +123,7 @@ std::string why_no_tensor_cores(const Config& c, Accum accum) {
     return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop _tc");
   if (accum != Accum::F32) return config_reason(c, ": tensor-core configs accumulate in fp32; drop _tc for fp16 accumulation");
   if (c.wg) {
-    const std::string why_not = why_not_warpgroup_tile_of(c, dtype_of<Scalar>());
+    const std::string why_not = why_not_warpgroup_tile_of<Scalar>(c);
     if (!why_not.empty()) return why_not;
   }
   if (c.wg && !warpgroups_in_device_code<ExecSpace>())
@@ -231,17 +232,23 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
   const auto launch_with_policy = [&](const auto& functor) {
     if (auto policy = make_policy(space, functor, c, why)) f(functor, *policy);
   };
+  // Warpgroup kernels stage their operands one way only: launch Kernel (named by a null pointer
+  // to it) where the call's operands allow it (Kernel::applies), else say what it `needs`.
+  const auto launch_where_it_applies = [&](auto* kernel, const char* needs) {
+    using Kernel = std::remove_pointer_t<decltype(kernel)>;
+    if (Kernel::applies(args, c))
+      launch_with_policy(Kernel(args, c));
+    else
+      why = config_reason(c, needs);
+  };
   if (c.wg) {
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, float>::value) {
       with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
         const auto launch_deep = [&](auto depth) {
-          using Kernel = WarpgroupTf32x3Gemm<ExecSpace, decltype(buffers)::value, decltype(depth)::value>;
-          if (Kernel::applies(args, c))
-            launch_with_policy(Kernel(args, c));
-          else
-            why = config_reason(c, " stages A's slabs for TF32 wgmma as 16-byte runs, which needs op(A) row-major with "
-                                   "16-byte aligned rows (K a multiple of 4) and team / (kb / 4) a multiple of 8; use _tc "
-                                   "for this call");
+          launch_where_it_applies(
+              static_cast<WarpgroupTf32x3Gemm<ExecSpace, decltype(buffers)::value, decltype(depth)::value>*>(nullptr),
+              " stages A's slabs for TF32 wgmma as 16-byte runs, which needs op(A) row-major with 16-byte aligned rows "
+              "(K a multiple of 4) and team / (kb / 4) a multiple of 8; use _tc for this call");
         };
         if (c.kb == 16)  // why_malformed allows 16 and 32
           launch_deep(std::integral_constant<int, 16>{});
@@ -252,14 +259,11 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
       with_warpgroup_tile<DType::F16>(c.tm, c.tn, [&](auto tile) {
         with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
-          using Kernel = WarpgroupGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value>;
-          if (Kernel::applies(args, c))
-            launch_with_policy(Kernel(args, c));
-          else
-            why = config_reason(c, " stages B's slabs for wgmma and loads A's fragments as 16-byte runs, which needs "
-                                   "op(B) row-major with 16-byte aligned rows (N a multiple of 8), nb / 8 a power of two "
-                                   "with team / (nb / 8) a multiple of 8, and op(A) row-major with 16-byte aligned rows; "
-                                   "use _tc for this call");
+          launch_where_it_applies(
+              static_cast<WarpgroupGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value>*>(nullptr),
+              " stages B's slabs for wgmma and loads A's fragments as 16-byte runs, which needs op(B) row-major with "
+              "16-byte aligned rows (N a multiple of 8), nb / 8 a power of two with team / (nb / 8) a multiple of 8, and "
+              "op(A) row-major with 16-byte aligned rows; use _tc for this call");
         });
       });
     }

@@ -78,6 +78,13 @@ void for_each_warpgroup_tile(F&& f) {
   for_each_warpgroup_tile_of<DType::F16>(f);
   for_each_warpgroup_tile_of<DType::F32>(f);
 }
+// Whether tm x tn is one of dtype D's warpgroup tiles, without building a list (launches ask).
+template <DType D>
+bool is_warpgroup_tile_of(int tm, int tn) {
+  bool found = false;
+  for_each_warpgroup_tile_of<D>([&](auto tile) { found = found || (tile.tm == tm && tile.tn == tn); });
+  return found;
+}
 
 namespace detail {
 template <class ForEach>

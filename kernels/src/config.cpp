@@ -68,12 +68,6 @@ bool compiled(const Config& c) {
   return found;
 }
 
-bool fp32_warpgroup_tile(const Config& c) {
-  bool found = false;
-  for_each_warpgroup_tile_of<DType::F32>([&](auto tile) { found = found || (tile.tm == c.tm && tile.tn == c.tn); });
-  return found;
-}
-
 const char* tile_kind(const Config& c) { return c.wg ? "warpgroup tile " : c.tc ? "tensor-core warp tile " : "micro-tile "; }
 std::vector<std::pair<int, int>> tiles_of_kind(const Config& c) {
   return c.wg ? warpgroup_tiles() : c.tc ? warp_tiles() : micro_tiles();
@@ -130,7 +124,7 @@ std::string why_malformed(const Config& c) {
   if (c.wg && c.kb > 64)
     return "warpgroup configs hold a slab's A fragments in registers, 64 k at most; make kb 16, 32, 48 or 64";
   if (c.wg && c.bb > 1) return "warpgroup configs take one product per team; drop _bb";
-  if (c.wg && fp32_warpgroup_tile(c) && c.kb != 16 && c.kb != 32)
+  if (c.wg && is_warpgroup_tile_of<DType::F32>(c.tm, c.tn) && c.kb != 16 && c.kb != 32)
     return "the fp32 warpgroup tile " + dims(c.tm, c.tn) +
            " reads A's slabs as rows of 16 or 32 floats (the 64- or 128-byte swizzle); make kb 16 or 32";
   if (c.tc && c.threads_per_product() != c.threads_per_tile() * c.micro_tiles())

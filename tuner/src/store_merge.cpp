@@ -1,5 +1,6 @@
 #include "kgemm/tuner/store_merge.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
@@ -16,12 +17,9 @@ std::string described(const TunedEntry& entry, const std::string& file) {
   return file + "'s " + to_string(entry.config) + " (" + gflops + " GFLOP/s)";
 }
 
-// Whether every store holds entries tuned by the same Kokkos and kgemm versions as `first`.
-bool same_versions(const std::vector<ConfigStore>& stores, const StoreHeader& first) {
-  for (const ConfigStore& store : stores)
-    if (store.header.kokkos_version != first.kokkos_version || store.header.kgemm_version != first.kgemm_version)
-      return false;
-  return true;
+// Whether two stores' entries were tuned by the same Kokkos and kgemm versions.
+bool same_versions(const StoreHeader& a, const StoreHeader& b) {
+  return a.kokkos_version == b.kokkos_version && a.kgemm_version == b.kgemm_version;
 }
 
 }  // namespace
@@ -40,10 +38,10 @@ MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::str
   // part agrees (the output's own entries included); else the merging program's. A merge run
   // elsewhere (a login node's host-only build merging a GPU job's stores) would otherwise record
   // its own Kokkos for the GPU's tuning.
-  std::vector<ConfigStore> taking_part = stores;
-  if (access(out.c_str(), F_OK) == 0) taking_part.push_back(ConfigStore::load(out));
   const StoreHeader tuned_by = stores.front().header;
-  const bool one_version = same_versions(taking_part, tuned_by);
+  bool one_version = std::all_of(stores.begin(), stores.end(),
+                                 [&](const ConfigStore& store) { return same_versions(store.header, tuned_by); });
+  if (one_version && access(out.c_str(), F_OK) == 0) one_version = same_versions(ConfigStore::load(out).header, tuned_by);
   MergeOutcome outcome;
   outcome.store = ConfigStore::update(out, device, [&](ConfigStore& merged) {
     if (one_version) {

@@ -265,12 +265,13 @@ struct Tf32x3WarpgroupTile {
   static constexpr int rows = 128, cols = 64;  // of C
   static constexpr int kb = Steps * 8;
   using Fragments = float[Steps][4];
-  float acc[rows * cols / 128];
+  static constexpr int accumulators = rows * cols / 128;  // a thread's share of the tile
+  float acc[accumulators];
   int lane, warp;
 
   KOKKOS_INLINE_FUNCTION explicit Tf32x3WarpgroupTile(int rank_in_group) : lane(rank_in_group % 32), warp(rank_in_group / 32) {
 #pragma unroll
-    for (int i = 0; i < rows * cols / 128; ++i) acc[i] = 0.0f;
+    for (int i = 0; i < accumulators; ++i) acc[i] = 0.0f;
   }
 
   // Where fragment element e (0 ... 3) of an 8-deep step lies in B: column (of the tile's 64)
@@ -295,7 +296,7 @@ struct Tf32x3WarpgroupTile {
     constexpr int row_bytes = int(sizeof(float)) * kb;
     const unsigned at_slab = detail::shared_address(a_slab + row0 * kb), at_rest = detail::shared_address(a_rest + row0 * kb);
     constexpr int kStepBytes = int(sizeof(float)) * wgmma::kTf32InstructionK;
-    float part[rows * cols / 128];
+    float part[accumulators];
     wgmma::pin_accumulators(part);
     wgmma::fence();
 #pragma unroll
@@ -309,7 +310,7 @@ struct Tf32x3WarpgroupTile {
     wgmma::wait_group<0>();
     wgmma::pin_accumulators(part);
 #pragma unroll
-    for (int i = 0; i < rows * cols / 128; ++i) acc[i] += part[i];
+    for (int i = 0; i < accumulators; ++i) acc[i] += part[i];
 #else
     (void)b, (void)a_slab, (void)a_rest, (void)row0;
     Kokkos::abort("kgemm: fp32 warpgroup configs (_wg) need device code compiled for sm_90a and a GPU of compute capability 9.0");
