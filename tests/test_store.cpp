@@ -248,6 +248,39 @@ TEST(StoreFile, UnknownKeysAreIgnored) {
   EXPECT_TRUE(ConfigStore::load(dir.file("newer.yaml")).entries() == sample_store().entries());
 }
 
+// A device's memory bandwidth is written where it is known and read back exactly; a store without
+// it (written before bandwidths were recorded) loads with 0, and a value that is no bandwidth is
+// refused naming the field.
+TEST(StoreFile, MemoryBandwidthIsOptionalAndChecked) {
+  ConfigStore store = sample_store();
+  EXPECT_EQ(saved_text(store).find("memory_gbps"), std::string::npos);
+  store.header.device.memory_gbps = 3352.32;
+  const std::string text = saved_text(store);
+  EXPECT_NE(text.find("memory_gbps: 3352.32}"), std::string::npos) << text;
+  TempDir dir;
+  write_text(dir.file("gpu.yaml"), text);
+  EXPECT_TRUE(ConfigStore::load(dir.file("gpu.yaml")).header == store.header);
+  for (const char* bad : {"-1", "fast", ".inf"}) {
+    const std::string message = load_error(text_after_replacing(text, "memory_gbps: 3352.32", std::string("memory_gbps: ") + bad));
+    EXPECT_NE(message.find("device.memory_gbps: '" + std::string(bad) + "' is not a finite number >= 0"), std::string::npos)
+        << message;
+  }
+}
+
+// Updating a store on its device records the bandwidth the device reports, and one that does not
+// report any keeps the recorded one.
+TEST(StoreSave, UpdateRecordsTheDevicesBandwidth) {
+  TempDir dir;
+  const std::string path = dir.file("store.yaml");
+  sample_store().save(path);
+  DeviceInfo measured = sample_store().header.device;
+  measured.memory_gbps = 900;
+  ConfigStore::update(path, measured, [](ConfigStore&) {});
+  EXPECT_EQ(ConfigStore::load(path).header.device.memory_gbps, 900);
+  ConfigStore::update(path, sample_store().header.device, [](ConfigStore&) {});
+  EXPECT_EQ(ConfigStore::load(path).header.device.memory_gbps, 900);
+}
+
 TEST(StoreFile, SyntaxErrorNamesLineAndColumn) {
   const std::string text = text_after_replacing(saved_text(sample_store()), "candidates: 40}", "candidates: 40");
   const std::string message = load_error(text);
@@ -542,15 +575,16 @@ TEST(DispatchModel, FactorsOfOneConfig) {
 
 TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
   const TunedEntry source{gemm_f32(128, 64, 256), {64, 64, 32, 8, 4, 128}, 1000, 500, 10};
-  const RatePrediction r = predict_rate(gemm_f32(256, 64, 256), source, kHundredSmGpu);
+  const RatePrediction r = predict_rate(gemm_f32(256, 64, 256), source, source.config, kHundredSmGpu);
   // Four teams instead of two, padding and depth alike; twice the rows: a distance of ln 2.
   EXPECT_DOUBLE_EQ(r.on_source.fill, 2.0 / 200);
   EXPECT_DOUBLE_EQ(r.on_problem.fill, 4.0 / 200);
   EXPECT_DOUBLE_EQ(r.distance, std::log(2.0));
   EXPECT_DOUBLE_EQ(r.trust, std::exp(-kTrustDecay * std::log(2.0)));
   EXPECT_DOUBLE_EQ(r.gflops, 1000 * 2 * r.trust);
+  EXPECT_EQ(r.busy, 1);  // unsplit: no sum pass
   EXPECT_FALSE(r.exact);
-  EXPECT_TRUE(predict_rate(source.problem, source, kHundredSmGpu).exact);
+  EXPECT_TRUE(predict_rate(source.problem, source, source.config, kHundredSmGpu).exact);
 }
 
 // The nearest entry's 128-row blocks would compute 256 rows for 130 (51 % useful); the farther
@@ -585,6 +619,69 @@ TEST(DispatchModel, ConfigThatLeavesMostOfAGpuIdleLosesOnASmallGrid) {
   EXPECT_LT(ranked[1].distance, ranked[0].distance);
   // On a grid that fills the GPU either way the faster-measured config wins.
   EXPECT_EQ(to_string(rank_stored_configs(store, gemm_f32(4096, 4096, 4096))[0].source.config), to_string(unsplit));
+}
+
+// The same GPU with a memory bandwidth: 1000 GB/s, and a slow 10 GB/s one.
+DeviceInfo with_bandwidth(DeviceInfo device, double gbps) {
+  device.memory_gbps = gbps;
+  return device;
+}
+
+// Every team's 64 x 64 partial block, 4-byte sums written and read back: 12 teams (FactorsOfOneConfig)
+// x 4096 x 8 bytes at 10^12 bytes/s. Nothing for an unsplit config or an unknown bandwidth.
+TEST(DispatchModel, SumPassAtThePeakBandwidth) {
+  const Config plain{64, 64, 32, 8, 4, 128};
+  Config split = plain;
+  split.ks = 3;
+  const DeviceInfo gpu = with_bandwidth(kHundredSmGpu, 1000);
+  EXPECT_DOUBLE_EQ(sum_pass_seconds(gemm_f32(100, 100, 256), split, gpu), 12 * 4096 * 8 / 1e12);
+  EXPECT_EQ(sum_pass_seconds(gemm_f32(100, 100, 256), plain, gpu), 0);
+  EXPECT_EQ(sum_pass_seconds(gemm_f32(100, 100, 256), split, kHundredSmGpu), 0);
+}
+
+// A split source's measured time holds its sum pass: the rate it multiplied at is higher than the
+// rate it measured, and a split here pays its own sum pass.
+TEST(DispatchModel, PredictionMovesTheSumPassFromTheSourceToTheProblem) {
+  const DeviceInfo gpu = with_bandwidth(kHundredSmGpu, 1000);
+  Config split{64, 64, 32, 8, 4, 128};
+  split.ks = 2;
+  // 128 x 64 x 256: 2 blocks in 2 splits, 4 teams; 2 x 128 x 64 x 256 flops at 10 GFLOP/s.
+  const TunedEntry source{gemm_f32(128, 64, 256), split, 10, 5, 10};
+  const double measured_s = 2.0 * 128 * 64 * 256 / 10e9, source_sum_s = 4 * 4096 * 8 / 1e12;
+  const RatePrediction r = predict_rate(gemm_f32(256, 64, 256), source, split, gpu);
+  EXPECT_DOUBLE_EQ(r.source_busy, 1 - source_sum_s / measured_s);
+  const double multiply_gflops = 10 / r.source_busy * r.on_problem.product() / r.on_source.product();
+  const double multiply_s = 2.0 * 256 * 64 * 256 / (multiply_gflops * 1e9), sum_s = 8 * 4096 * 8 / 1e12;
+  EXPECT_DOUBLE_EQ(r.busy, multiply_s / (multiply_s + sum_s));
+  EXPECT_DOUBLE_EQ(r.gflops, multiply_gflops * r.busy * r.trust);
+}
+
+// One entry, unsplit, tuned on a grid that fills the GPU (1000 teams of 256 threads on 100 SMs).
+// A shape of 50 blocks leaves half the SMs idle unsplit: with a known bandwidth the model proposes
+// the entry's config split in two (100 teams, the sum pass a fraction of a percent of the call),
+// ahead of deeper splits (each team's fixed cost weighs more) and the stored config. On short K
+// at a slow 10 GB/s the sum pass outweighs the idle SMs and the stored config stays first.
+TEST(DispatchModel, SplitsProposedWhereTheBandwidthPricesThem) {
+  const Config unsplit{64, 64, 32, 8, 8, 256};
+  const TunedEntry entry{gemm_f32(6400, 640, 4096), unsplit, 1000, 500, 10};
+  const Problem few_blocks = gemm_f32(320, 640, 4096);
+
+  const auto fast = rank_stored_configs(store_of(with_bandwidth(kHundredSmGpu, 1000), {entry}), few_blocks);
+  ASSERT_EQ(fast.size(), 6u);  // the stored config and 5 splits of its 128 slabs, from 2 to 32
+  EXPECT_EQ(fast[0].config.ks, 2);
+  EXPECT_TRUE(fast[0].source == entry);
+  EXPECT_GT(fast[0].busy, 0.99);
+  EXPECT_LT(fast[0].busy, 1);
+  EXPECT_EQ(fast[1].config.ks, 4);
+  EXPECT_EQ(fast.back().config.ks, 1);
+  EXPECT_DOUBLE_EQ(fast.back().gflops / fast[0].gflops, fast.back().on_problem.product() / (fast[0].on_problem.product() * fast[0].busy));
+
+  const Problem short_k = gemm_f32(320, 640, 256);
+  EXPECT_EQ(rank_stored_configs(store_of(with_bandwidth(kHundredSmGpu, 1000), {entry}), short_k)[0].config.ks, 2);
+  EXPECT_EQ(rank_stored_configs(store_of(with_bandwidth(kHundredSmGpu, 10), {entry}), short_k)[0].config.ks, 1);
+  // Without a bandwidth nothing is proposed; nor where the grid fills the GPU (split_fits).
+  EXPECT_EQ(rank_stored_configs(store_of(kHundredSmGpu, {entry}), few_blocks).size(), 1u);
+  EXPECT_EQ(rank_stored_configs(store_of(with_bandwidth(kHundredSmGpu, 1000), {entry}), gemm_f32(6400, 2560, 4096)).size(), 1u);
 }
 
 // The problem's own entry comes first however much faster another is predicted; entries of

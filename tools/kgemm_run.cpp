@@ -62,10 +62,12 @@ any rounding to fp16): max |C - C64| / max |C64| and mean |C - C64| / mean |C64|
 Forward pass: the sum over layers of count x kernel (count: the model's layers with that GEMM
 shape), in ms and s; launch, call and transfer are summed the same way.
 Dispatch model (docs/architecture.md): a shape the store never tuned runs the stored config
-with the highest predicted rate = the rate it measured on its own shape x fit here / fit there
-x trust, fit = padding x fill x depth (useful share of the blocks computed, of the device's team
-slots over the grid's waves, of a team's K walk against its fixed cost), trust = exp(-0.3 x
-shape distance); the problem's own entry always wins.
+with the highest predicted rate = the rate it measured on its own shape x fit x busy here / fit
+x busy there x trust, fit = padding x fill x depth (useful share of the blocks computed, of the
+device's team slots over the grid's waves, of a team's K walk against its fixed cost), busy =
+the share of the call not spent in split K's sum pass (partial sums at the device's peak memory
+bandwidth), trust = exp(-0.2 x shape distance). On GPUs each stored config is also tried with
+its K split the other ways the tuner searches. The problem's own entry always wins.
 )";
 
 enum class Format { Table, Csv, Json };
@@ -362,7 +364,7 @@ void print_table(const RunResult& run, bool first) {
     std::printf("kgemm-run: %s, image %d, batch %d, %s, space %s (%d threads), Kokkos %s\n", set.model.c_str(),
                 set.image, set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
                 kgemm::kokkos_version_string().c_str());
-  std::printf("device: %s\ntuned configs: %s\n", run.device.device.c_str(),
+  std::printf("device: %s\ntuned configs: %s\n", kgemm::to_string(run.device).c_str(),
               run.store.empty() ? "none for this device (space defaults)" : run.store.c_str());
   std::printf("%-3s %-26s %9s %5s %5s %5s  %-34s %10s %10s %10s %12s %9s %11s %11s\n", "#", "layer", "M", "N", "K",
               "count", "config", "kernel[ms]", "launch[ms]", "call[ms]", "transfer[ms]", "GFLOP/s", "max rel err",
@@ -418,11 +420,12 @@ std::string extents(const kgemm::Problem& p) {
 }
 
 void print_why(const std::vector<WhyRow>& rows) {
-  std::printf("why: predicted = source GFLOP/s x fit here / fit at the source x trust; fit = padding x fill x depth "
-              "(here/source); nearest = the config of the closest tuned shape ('=' when the same)\n");
-  std::printf("%-3s %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %5s %9s %9s  %s\n", "#", "layer", "MxNxK",
-              "config", "from", "source MxNxK", "source GF", "padding", "fill", "depth", "trust", "predicted", "measured",
-              "nearest");
+  std::printf("why: predicted = source GFLOP/s x fit x busy here / fit x busy at the source x trust; fit = padding x "
+              "fill x depth, busy = share of the call multiplying, the rest split K's sum pass (here/source); nearest = "
+              "the config of the closest tuned shape ('=' when the same)\n");
+  std::printf("%-3s %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", "#", "layer", "MxNxK",
+              "config", "from", "source MxNxK", "source GF", "padding", "fill", "depth", "busy", "trust", "predicted",
+              "measured", "nearest");
   const auto pair = [](double here, double there) { return number("%.2f", here) + "/" + number("%.2f", there); };
   int index = 0;
   for (const WhyRow& row : rows) {
@@ -431,22 +434,22 @@ void print_why(const std::vector<WhyRow>& rows) {
     const std::string measured = row.measured_gflops > 0 ? number("%.1f", row.measured_gflops) : "-";
     const std::string shape = std::to_string(row.shape->m) + "x" + std::to_string(row.shape->n) + "x" + std::to_string(row.shape->k);
     if (const auto& r = row.prediction)
-      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9.1f %11s %11s %11s %5.2f %9.1f %9s  %s\n", ++index,
+      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9.1f %11s %11s %11s %11s %5.2f %9.1f %9s  %s\n", ++index,
                   row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source),
                   extents(r->source.problem).c_str(),
                   r->source.gflops, pair(r->on_problem.padding, r->on_source.padding).c_str(),
                   pair(r->on_problem.fill, r->on_source.fill).c_str(), pair(r->on_problem.depth, r->on_source.depth).c_str(),
-                  r->trust, r->gflops, measured.c_str(), nearest.c_str());
+                  pair(r->busy, r->source_busy).c_str(), r->trust, r->gflops, measured.c_str(), nearest.c_str());
     else
-      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %5s %9s %9s  %s\n", ++index,
+      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", ++index,
                   row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source), "-", "-", "-",
-                  "-", "-", "-", "-", measured.c_str(), nearest.c_str());
+                  "-", "-", "-", "-", "-", measured.c_str(), nearest.c_str());
   }
 }
 
 const char* kWhyCsvHeader =
     "set,dtype,layer,m,n,k,config,from,source_m,source_n,source_k,source_batch,source_gflops,padding,source_padding,"
-    "fill,source_fill,depth,source_depth,trust,predicted_gflops,nearest_config\n";
+    "fill,source_fill,depth,source_depth,busy,source_busy,trust,predicted_gflops,nearest_config\n";
 
 // --why-store --format csv: one line per layer; the source's columns are empty for the space default.
 void print_why_csv(const GemmSet& set, kgemm::DType dtype, const std::vector<WhyRow>& rows) {
@@ -455,11 +458,11 @@ void print_why_csv(const GemmSet& set, kgemm::DType dtype, const std::vector<Why
                 row.shape->m, row.shape->n, row.shape->k, row.config.c_str(), kgemm::to_string(row.source));
     if (const auto& r = row.prediction) {
       const kgemm::Problem& p = r->source.problem;
-      std::printf("%d,%d,%d,%d,%.6g,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,", p.m, p.n, p.k, p.batch, r->source.gflops,
-                  r->on_problem.padding, r->on_source.padding, r->on_problem.fill, r->on_source.fill,
-                  r->on_problem.depth, r->on_source.depth, r->trust, r->gflops);
+      std::printf("%d,%d,%d,%d,%.6g,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,", p.m, p.n, p.k, p.batch,
+                  r->source.gflops, r->on_problem.padding, r->on_source.padding, r->on_problem.fill, r->on_source.fill,
+                  r->on_problem.depth, r->on_source.depth, r->busy, r->source_busy, r->trust, r->gflops);
     } else {
-      std::printf(",,,,,,,,,,,,,");
+      std::printf(",,,,,,,,,,,,,,,");
     }
     std::printf("%s\n", row.nearest ? kgemm::to_string(row.nearest->config).c_str() : "");
   }
@@ -511,7 +514,7 @@ void explain_store(const Plan& plan) {
           continue;
         }
         const auto source = ranked[0].exact ? kgemm::DispatchChoice::Source::Exact : kgemm::DispatchChoice::Source::Model;
-        rows.push_back({&layer, kgemm::to_string(ranked[0].source.config), source, ranked[0], nearest_entry(&store, problem)});
+        rows.push_back({&layer, kgemm::to_string(ranked[0].config), source, ranked[0], nearest_entry(&store, problem)});
       }
       if (csv)
         print_why_csv(set, dtype, rows);

@@ -97,6 +97,8 @@ class FieldReader {
     if (!map_.IsMap()) fail(map_, (name_.empty() ? "the file" : name_) + " is not a mapping of keys to values");
   }
 
+  bool has(const char* key) const { return bool(map_[key]); }
+
   YAML::Node node(const char* key) const {
     const YAML::Node value = map_[key];
     if (!value) fail(map_, "'" + path_of(key) + "' is missing");
@@ -154,7 +156,9 @@ class FieldReader {
 
 StoreHeader read_header(const FieldReader& root) {
   const FieldReader device = root.map("device");
-  return {{device.text("space"), device.text("name"), device.text("arch"), device.integer("threads", 0)},
+  // memory_gbps is optional: stores written before it was recorded leave it out (0: not known).
+  return {{device.text("space"), device.text("name"), device.text("arch"), device.integer("threads", 0),
+           device.has("memory_gbps") ? device.measurement("memory_gbps", true) : 0.0},
           root.text("kokkos"),
           root.text("kgemm"),
           root.text("date")};
@@ -184,7 +188,9 @@ std::string to_yaml(const ConfigStore& store) {
   YAML::Emitter out;
   out << YAML::Comment("kgemm tuned configurations (written by autotune; edit with care)") << YAML::BeginMap;
   out << "device" << YAML::Flow << YAML::BeginMap << "space" << h.device.space << "name" << h.device.device
-      << "arch" << h.device.arch << "threads" << h.device.threads << YAML::EndMap;
+      << "arch" << h.device.arch << "threads" << h.device.threads;
+  if (h.device.memory_gbps > 0) out << "memory_gbps" << shortest(h.device.memory_gbps);
+  out << YAML::EndMap;
   out << "kokkos" << h.kokkos_version << "kgemm" << h.kgemm_version << "date" << h.date;
   out << "entries";
   if (store.entries().empty()) out << YAML::Flow;
@@ -331,7 +337,11 @@ ConfigStore ConfigStore::update(const std::string& path, const DeviceInfo& devic
   create_parent_directory(path);
   const StoreLock lock(path);
   ConfigStore store = open(path, device);
-  store.header = StoreHeader::stamped(store.header.device);
+  // The file's device (same_device leaves a GPU's thread count out), with the bandwidth of the
+  // caller's where it knows one: a store written before bandwidths were recorded gains it.
+  DeviceInfo stamped = store.header.device;
+  if (device.memory_gbps > 0) stamped.memory_gbps = device.memory_gbps;
+  store.header = StoreHeader::stamped(stamped);
   change(store);
   store.save(path);
   return store;

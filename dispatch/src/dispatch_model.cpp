@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kgemm/tuning_policy.hpp"
+
 namespace kgemm {
 
 namespace {
@@ -51,28 +53,65 @@ double shape_distance(const Problem& a, const Problem& b) {
   return gap(a.m, b.m) + gap(a.n, b.n) + gap(a.k, b.k) + gap(a.batch, b.batch);
 }
 
-RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const DeviceInfo& device) {
+double sum_pass_seconds(const Problem& problem, const Config& config, const DeviceInfo& device) {
+  if (device.memory_gbps <= 0 || split_slabs(config, problem.k).splits <= 1) return 0;
+  constexpr double kBytesPerPartialSum = 2 * sizeof(float);  // written by a team, read by the sum
+  return config_fit(problem, config, device).teams * config.mb * config.nb * kBytesPerPartialSum /
+         (device.memory_gbps * 1e9);
+}
+
+namespace {
+
+double flops(const Problem& p) { return 2.0 * p.m * p.n * double(p.k) * p.batch; }
+
+}  // namespace
+
+RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
+                            const DeviceInfo& device) {
   RatePrediction r;
   r.source = source;
-  r.on_problem = config_fit(problem, source.config, device);
+  r.config = config;
+  r.on_problem = config_fit(problem, config, device);
   r.on_source = config_fit(source.problem, source.config, device);
+  // The source's sum pass, taken out of its measured time. A bandwidth that cannot account for
+  // that time (a header edited by hand) is not used there.
+  const double measured_s = flops(source.problem) / (source.gflops * 1e9);
+  const double source_sum_s = sum_pass_seconds(source.problem, source.config, device);
+  r.source_busy = source_sum_s < measured_s ? 1 - source_sum_s / measured_s : 1;
+  // A stored shape has extents >= 1 (why_bad), so its fit and rate are positive.
+  const double multiply_gflops = source.gflops / r.source_busy * r.on_problem.product() / r.on_source.product();
+  const double sum_s = sum_pass_seconds(problem, config, device);
+  if (sum_s > 0 && multiply_gflops > 0) {
+    const double multiply_s = flops(problem) / (multiply_gflops * 1e9);
+    r.busy = multiply_s / (multiply_s + sum_s);
+  }
   r.distance = shape_distance(problem, source.problem);
   r.trust = std::exp(-kTrustDecay * r.distance);
-  r.exact = source.problem == problem;
-  // A stored shape has extents >= 1 (why_bad), so its fit is positive.
-  r.gflops = source.gflops * r.on_problem.product() / r.on_source.product() * r.trust;
+  r.exact = source.problem == problem && config == source.config;
+  r.gflops = multiply_gflops * r.busy * r.trust;
   return r;
 }
 
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem) {
+  const DeviceInfo& device = store.header.device;
   std::vector<RatePrediction> ranked;
-  for (const TunedEntry& entry : store.entries())
-    if (comparable(entry.problem, problem)) ranked.push_back(predict_rate(problem, entry, store.header.device));
-  // Stable: equal predictions at equal distances keep store order.
+  for (const TunedEntry& entry : store.entries()) {
+    if (!comparable(entry.problem, problem)) continue;
+    ranked.push_back(predict_rate(problem, entry, entry.config, device));
+    if (device.memory_gbps <= 0) continue;  // a split's cost is not known
+    for (int splits : kGpuSplitCounts) {
+      Config split = entry.config;
+      split.ks = splits;
+      if (splits != entry.config.ks && split_fits(split, problem))
+        ranked.push_back(predict_rate(problem, entry, split, device));
+    }
+  }
+  // Stable: equal predictions at equal distances and splits keep store order.
   std::stable_sort(ranked.begin(), ranked.end(), [](const RatePrediction& x, const RatePrediction& y) {
     if (x.exact != y.exact) return x.exact;
     if (x.gflops != y.gflops) return x.gflops > y.gflops;
-    return x.distance < y.distance;
+    if (x.distance != y.distance) return x.distance < y.distance;
+    return (x.config.ks == x.source.config.ks) > (y.config.ks == y.source.config.ks);
   });
   return ranked;
 }

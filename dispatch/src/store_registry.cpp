@@ -114,13 +114,14 @@ DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fall
   // problem: an entry's config may be legal for one shape and not another (counts past int).
   if (store_)
     for (RatePrediction& candidate : rank_stored_configs(*store_, problem)) {
-      const std::string why = check(problem, candidate.source.config);
+      const std::string why = check(problem, candidate.config);
       if (why.empty()) {
         const auto source = candidate.exact ? DispatchChoice::Source::Exact : DispatchChoice::Source::Model;
-        return {candidate.source.config, source, std::move(candidate)};
+        return {candidate.config, source, std::move(candidate)};
       }
-      if (warned_.insert(candidate.source.problem).second)
-        warn("ignoring tuned config " + to_string(candidate.source.config) + " for " +
+      // A split the model proposed that cannot run here is no fault of the store: passed over quietly.
+      if (candidate.config == candidate.source.config && warned_.insert(candidate.source.problem).second)
+        warn("ignoring tuned config " + to_string(candidate.config) + " for " +
              to_string(candidate.source.problem) + " in " + path_ + ": " + why);
     }
   return {fallback(), DispatchChoice::Source::Default, std::nullopt};

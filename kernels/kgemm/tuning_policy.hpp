@@ -3,13 +3,38 @@
 // start, the value lists it searches and which configs are worth measuring. Legality is not
 // decided here (why_malformed, why_illegal): these are choices among legal configs.
 #include <Kokkos_Core.hpp>
+#include <iterator>
 #include <vector>
 
 #include "kgemm/config.hpp"
 #include "kgemm/dtype.hpp"
+#include "kgemm/problem.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 
 namespace kgemm {
+
+// Blocks of C a config cuts the problem into (over every product of a batch).
+inline long grid_blocks(const Config& c, const Problem& problem) {
+  return long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
+}
+
+// K slabs of a block, and of one team: the whole K, or its split's share.
+inline int block_slabs(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs; }
+inline int slabs_per_team(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs_per_split; }
+
+// Split K pays when the grid of blocks is too small to fill the device and each split still
+// has a few slabs to pipeline; above this many blocks, a grid fills any current GPU.
+constexpr long kMostBlocksWorthSplitting = 1024;
+inline bool split_fits(const Config& c, const Problem& problem) {
+  if (c.ks == 1) return true;
+  if (c.bb > 1) return false;  // products per team and split K do not combine
+  return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && block_slabs(c, problem) >= 2 * c.ks;
+}
+
+// The K splits GPU searches try (TuningPolicy<Cuda>::ranges) and dispatch proposes for shapes never
+// tuned (dispatch_model.hpp): up to 32, since a split costs a partial block and a share of a
+// separate sum kernel.
+inline constexpr int kGpuSplitCounts[] = {1, 2, 4, 8, 16, 32};
 
 // Value lists of the runtime parameters the tuner searches; (tm, tn) come from the compiled variants.
 struct ParamRanges {
@@ -81,14 +106,13 @@ struct TuningPolicy<Kokkos::Cuda> {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs
     // (8-row and 8-column ones are for 8 x 8 products: search_space.hpp);
     // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
-    // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM; up to
-    // 32 splits: a split costs a partial block and a share of a separate sum kernel.
+    // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM.
     // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks: +10 %
     // over 32-deep ones on the H100, half the barriers per K).
     // Several products per team give batches of small products blocks of 64 - 256 threads.
     // Three or four slab buffers keep more copies in flight than two (0: the default).
     return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},
-            {1, 2, 4, 8, 16, 32}, {1, 2, 4, 8, 16, 32}, {0, 3, 4}};
+            {std::begin(kGpuSplitCounts), std::end(kGpuSplitCounts)}, {1, 2, 4, 8, 16, 32}, {0, 3, 4}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
   // stay in registers.

@@ -2,14 +2,15 @@
 // The dispatch model: which of a store's configs to run on a problem that was never tuned.
 //
 // Every entry of the store measured its winning config on its own shape (gflops). On a new
-// problem that config keeps the rate it had there, scaled by how it fits the new shape against
-// how it fitted its own ("roofline with grid fill"):
+// problem that config keeps the rate it multiplied at there, scaled by how it fits the new shape
+// against how it fitted its own ("roofline with grid fill"), less split K's sum pass:
 //
-//   predicted = gflops x fit(problem) / fit(source) x trust
+//   predicted = gflops x fit(problem) x busy(problem) / (fit(source) x busy(source)) x trust
 //   fit       = padding x fill x depth                                     (config_fit)
 //   padding   = M N / (ceil(M / mb) mb x ceil(N / nb) nb)       useful share of the blocks computed
 //   fill      = teams / (ceil(teams / slots) x slots)           busy share of the last wave's slots
 //   depth     = Kt / (Kt + K0)                                  a team's K walk against its fixed cost
+//   busy      = multiply time / (multiply time + sum pass)      the share of a call spent multiplying
 //   trust     = exp(-kTrustDecay x distance)                    shape_distance: a rate measured on a
 //                                                              far shape says less about this one
 //
@@ -22,10 +23,19 @@
 // 0.53 and 0.89 of the K = 576 rate at K = 64 and 256 (2 buffers of 32: 0.56 and 0.89); the
 // host store's at 3136 x 64 run 0.83 and 0.98 of it (K0 = 16: 0.82 and 0.97).
 //
+// Split K's sum pass (split_sum.hpp) writes every team's partial block (4-byte sums) and reads
+// it back: at the device's peak memory bandwidth that is a lower bound of its time. Removed from
+// the source's measured time it leaves the rate the config multiplied at; added to the problem's,
+// it prices splitting against filling the device. Where the store's device has a known bandwidth
+// (GPUs), each entry's config is also proposed with its K split the other ways GPU searches try
+// (kGpuSplitCounts, where split_fits says a search would): a shape with few blocks and long K
+// then gets the split its neighbours of more blocks never needed. Without one (host stores) the
+// stored configs are ranked as they are.
+//
 // The problem's own entry, when it has one, comes first whatever the predictions; ties go to the
-// closer shape, then to store order, so the choice is deterministic. What the model leaves out:
-// registers and scratch limiting how many teams an SM holds, memory bandwidth beyond what the
-// measured rate already contains, the cost of split K's sum pass.
+// closer shape, then to the stored split, then to store order, so the choice is deterministic.
+// What the model leaves out: registers and scratch limiting how many teams an SM holds, memory
+// bandwidth beyond what the measured rate already contains.
 #include <vector>
 
 #include "kgemm/config.hpp"
@@ -35,13 +45,13 @@
 
 namespace kgemm {
 
-// How a rate's weight falls with shape distance: e^-0.3 per e-fold. A config measured on a shape
-// twice as large in one extent keeps 81 % of its scaled rate, 8x as large 54 %: the fit factors
+// How a rate's weight falls with shape distance: e^-0.2 per e-fold. A config measured on a shape
+// twice as large in one extent keeps 87 % of its scaled rate, 8x as large 66 %: the fit factors
 // decide between entries of similar shape, the measured rates between entries of similar fit.
-// 0.3 is where leaving each entry of the H100 store out in turn stops picking the held-out winner
-// less often as it grows (docs/results.md); 0.1 trusted far rates enough to pick it less often than
-// the nearest-entry rule.
-inline constexpr double kTrustDecay = 0.3;
+// 0.2 is where the configs the model picks run fastest over the H100 cross table (every fp32
+// config of the store timed on 53 shapes never or once tuned, each shape's entry left out in turn:
+// docs/results.md); 0.1 and 0.3 trust far rates too much and too little.
+inline constexpr double kTrustDecay = 0.2;
 
 // A host team's fixed cost in K steps (see depth above).
 inline constexpr int kHostFixedDepth = 16;
@@ -74,19 +84,27 @@ bool comparable(const Problem& a, const Problem& b);
 // The sum of |log(x / y)| over m, n, k and batch (extents count as at least 1): 0 for equal shapes.
 double shape_distance(const Problem& a, const Problem& b);
 
-// One stored config's predicted rate on `problem`.
-struct RatePrediction {
-  TunedEntry source;  // the entry the config won, with the rate it measured there
-  ConfigFit on_problem, on_source;
-  double distance = 0, trust = 1;
-  double gflops = 0;  // source.gflops x on_problem.product() / on_source.product() x trust
-  bool exact = false;  // the source is the problem's own entry
-};
-RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const DeviceInfo& device);
+// Seconds split K's sum pass takes at least on `device`: the partial blocks of `config`'s teams
+// on `problem` written and read back once at the peak memory bandwidth. 0 for an unsplit config
+// and where the bandwidth is not known.
+double sum_pass_seconds(const Problem& problem, const Config& config, const DeviceInfo& device);
 
-// The predictions of every entry of `store` comparable with `problem`, best first: the problem's
-// own entry, then by predicted rate, closer shape and store order. The device is the store's
-// (header.device).
+// A config's predicted rate on `problem`: a stored config, or one with its K split another way.
+struct RatePrediction {
+  TunedEntry source;  // the entry whose rate the prediction scales
+  Config config;      // what would run: source.config, or it with another split of K
+  ConfigFit on_problem, on_source;
+  double busy = 1, source_busy = 1;  // share of the call spent multiplying, here and at the source
+  double distance = 0, trust = 1;
+  double gflops = 0;  // source.gflops x on_problem.product() x busy / (on_source.product() x source_busy) x trust
+  bool exact = false;  // the source is the problem's own entry and config its winner
+};
+RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
+                            const DeviceInfo& device);
+
+// The predictions of every entry of `store` comparable with `problem`, and of their splits where
+// the device's bandwidth is known, best first: the problem's own entry, then by predicted rate,
+// closer shape, the stored split and store order. The device is the store's (header.device).
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem);
 
 }  // namespace kgemm

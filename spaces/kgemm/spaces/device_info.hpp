@@ -16,11 +16,16 @@ struct DeviceInfo {
   std::string device;  // CPU model name from /proc/cpuinfo, or cudaDeviceProp.name
   std::string arch;    // "sm_90" (compute capability) on GPUs; machine + best SIMD, "x86_64-avx512", on CPUs
   int threads = 0;     // ExecSpace().concurrency() on host spaces, SM count on GPUs
+  // Peak memory bandwidth in GB/s (10^9 bytes/s): on GPUs the memory clock x bus width x 2 (double
+  // data rate) the driver reports; 0 where no API reports it (host spaces). A fact about the
+  // device, not part of its identity: stores written before it was recorded belong to it too.
+  double memory_gbps = 0;
 
   bool is_host() const { return space != "cuda"; }
 
   friend bool operator==(const DeviceInfo& a, const DeviceInfo& b) {
-    return a.space == b.space && a.device == b.device && a.arch == b.arch && a.threads == b.threads;
+    return a.space == b.space && a.device == b.device && a.arch == b.arch && a.threads == b.threads &&
+           a.memory_gbps == b.memory_gbps;
   }
 };
 
@@ -76,8 +81,12 @@ inline DeviceInfo device_info<Kokkos::Cuda>() {
   cudaDeviceProp prop{};
   if (cudaGetDevice(&id) != cudaSuccess || cudaGetDeviceProperties(&prop, id) != cudaSuccess)
     return {"cuda", "unknown GPU", "unknown", 0};
+  // Attributes, not cudaDeviceProp fields: CUDA 13 dropped the memory clock from the struct.
+  int memory_khz = 0, bus_bits = 0;
+  const bool bandwidth_known = cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, id) == cudaSuccess &&
+                               cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, id) == cudaSuccess;
   return {"cuda", prop.name, "sm_" + std::to_string(prop.major) + std::to_string(prop.minor),
-          prop.multiProcessorCount};
+          prop.multiProcessorCount, bandwidth_known ? 2.0 * memory_khz * 1e3 * bus_bits / 8 / 1e9 : 0.0};
 }
 #endif
 
@@ -102,10 +111,12 @@ inline bool same_device(const DeviceInfo& a, const DeviceInfo& b) {
   return a.space == b.space && a.device == b.device && a.arch == b.arch && (!a.is_host() || a.threads == b.threads);
 }
 
-// For messages: "openmp on AMD EPYC 7B13 (x86_64-avx512, 2 threads)".
+// For messages: "openmp on AMD EPYC 7B13 (x86_64-avx512, 2 threads)", "cuda on NVIDIA H100 80GB
+// HBM3 (sm_90, 132 SMs, 3352 GB/s)".
 inline std::string to_string(const DeviceInfo& d) {
   return d.space + " on " + d.device + " (" + d.arch + ", " + std::to_string(d.threads) +
-         (d.is_host() ? " threads)" : " SMs)");
+         (d.is_host() ? " threads" : " SMs") +
+         (d.memory_gbps > 0 ? ", " + std::to_string(static_cast<long>(d.memory_gbps + 0.5)) + " GB/s)" : ")");
 }
 
 }  // namespace kgemm

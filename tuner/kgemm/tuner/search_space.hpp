@@ -31,24 +31,6 @@ inline bool edge_fits(int edge, int extent, int smallest_listed) {
   return tile_fits(edge, extent, smallest_listed) && (edge >= kSmallestEdgeForLargeExtents || edge >= extent);
 }
 
-// Blocks of C a config cuts the problem into (over every product of a batch).
-inline long grid_blocks(const Config& c, const Problem& problem) {
-  return long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
-}
-
-// K slabs of a block, and of one team: the whole K, or its split's share.
-inline int block_slabs(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs; }
-inline int slabs_per_team(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs_per_split; }
-
-// Split K pays when the grid of blocks is too small to fill the device and each split still
-// has a few slabs to pipeline; above this many blocks, a grid fills any current GPU.
-constexpr long kMostBlocksWorthSplitting = 1024;
-inline bool split_fits(const Config& c, const Problem& problem) {
-  if (c.ks == 1) return true;
-  if (c.bb > 1) return false;  // products per team and split K do not combine
-  return grid_blocks(c, problem) <= kMostBlocksWorthSplitting && block_slabs(c, problem) >= 2 * c.ks;
-}
-
 // More slab buffers than the default pay only for teams that walk at least as many slabs.
 inline bool stages_fit(const Config& c, const Problem& problem) {
   return c.slab_buffers == 0 || slabs_per_team(c, problem) >= c.slab_buffers;
