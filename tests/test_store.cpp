@@ -580,11 +580,15 @@ TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
   EXPECT_DOUBLE_EQ(r.on_source.fill, 2.0 / 200);
   EXPECT_DOUBLE_EQ(r.on_problem.fill, 4.0 / 200);
   EXPECT_DOUBLE_EQ(r.distance, std::log(2.0));
-  EXPECT_DOUBLE_EQ(r.trust, std::exp(-kTrustDecay * std::log(2.0)));
+  EXPECT_DOUBLE_EQ(r.trust, std::exp(-kGpuTrustDecay * std::log(2.0)));
   EXPECT_DOUBLE_EQ(r.gflops, 1000 * 2 * r.trust);
   EXPECT_EQ(r.busy, 1);  // unsplit: no sum pass
   EXPECT_FALSE(r.exact);
   EXPECT_TRUE(predict_rate(source.problem, source, source.config, kHundredSmGpu).exact);
+  // A host discounts the farther shape's rate: 2^-0.2 for twice the rows.
+  const RatePrediction host = predict_rate(gemm_f32(256, 64, 256), source, source.config, kOneThreadHost);
+  EXPECT_DOUBLE_EQ(host.trust, std::pow(2.0, -kHostTrustDecay));
+  EXPECT_DOUBLE_EQ(host.gflops, 1000 * host.on_problem.product() / host.on_source.product() * host.trust);
 }
 
 // The nearest entry's 128-row blocks would compute 256 rows for 130 (51 % useful); the farther

@@ -66,8 +66,9 @@ with the highest predicted rate = the rate it measured on its own shape x fit x 
 x busy there x trust, fit = padding x fill x depth (useful share of the blocks computed, of the
 device's team slots over the grid's waves, of a team's K walk against its fixed cost), busy =
 the share of the call not spent in split K's sum pass (partial sums at the device's peak memory
-bandwidth), trust = exp(-0.2 x shape distance). On GPUs each stored config is also tried with
-its K split the other ways the tuner searches. The problem's own entry always wins.
+bandwidth), trust = exp(-0.2 x shape distance) on hosts, 1 on GPUs. On GPUs each stored config
+is also tried with its K split the other ways the tuner searches. The problem's own entry always
+wins.
 )";
 
 enum class Format { Table, Csv, Json };

@@ -86,7 +86,7 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
     r.busy = multiply_s / (multiply_s + sum_s);
   }
   r.distance = shape_distance(problem, source.problem);
-  r.trust = std::exp(-kTrustDecay * r.distance);
+  r.trust = std::exp(-trust_decay(device) * r.distance);
   r.exact = source.problem == problem && config == source.config;
   r.gflops = multiply_gflops * r.busy * r.trust;
   return r;

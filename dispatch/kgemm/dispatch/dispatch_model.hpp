@@ -11,8 +11,8 @@
 //   fill      = teams / (ceil(teams / slots) x slots)           busy share of the last wave's slots
 //   depth     = Kt / (Kt + K0)                                  a team's K walk against its fixed cost
 //   busy      = multiply time / (multiply time + sum pass)      the share of a call spent multiplying
-//   trust     = exp(-kTrustDecay x distance)                    shape_distance: a rate measured on a
-//                                                              far shape says less about this one
+//   trust     = exp(-trust_decay(device) x distance)            shape_distance: on hosts a rate
+//                                                              measured on a far shape says less
 //
 // teams = ceil(blocks x batch / bb) x splits, as the kernels launch them (slab_pipeline.hpp);
 // slots = the teams the device runs at full speed at once (team_slots); Kt = the K extent one
@@ -45,13 +45,19 @@
 
 namespace kgemm {
 
-// How a rate's weight falls with shape distance: e^-0.2 per e-fold. A config measured on a shape
-// twice as large in one extent keeps 87 % of its scaled rate, 8x as large 66 %: the fit factors
-// decide between entries of similar shape, the measured rates between entries of similar fit.
-// 0.2 is where the configs the model picks run fastest over the H100 cross table (every fp32
-// config of the store timed on 53 shapes never or once tuned, each shape's entry left out in turn:
-// docs/results.md); 0.1 and 0.3 trust far rates too much and too little.
-inline constexpr double kTrustDecay = 0.2;
+// How a rate's weight falls with shape distance, per kind of device. Each was chosen over a cross
+// table of measured rates (every config of the device's store timed on shapes it never tuned and
+// on its own shapes, each shape's entry left out in turn; docs/results.md): the decay at which
+// the configs the model picks run fastest. GPUs: none. Grid fill, padding, pipeline depth and
+// the sum pass explain how a config's rate moves with the shape; discounting far sources only
+// kept configs measured on big shapes from smaller ones (H100: 0.96 of the table's best with no
+// decay, 0.91 at 0.2, and on the device 0.99-1.01 of the tuned entries on the fp32 unseen sets
+// against 0.89-0.93). Hosts: e^-0.2 per e-fold (a config measured on a shape twice as large in
+// one extent keeps 87 % of its scaled rate, 8x as large 66 %): a host's rate moves with cache
+// fits the model leaves out, so nearer shapes say more (2-core Xeon: 0.92 of the table's best at
+// 0.2 and 0.3, 0.84 with no decay).
+inline constexpr double kGpuTrustDecay = 0.0, kHostTrustDecay = 0.2;
+inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? kHostTrustDecay : kGpuTrustDecay; }
 
 // A host team's fixed cost in K steps (see depth above).
 inline constexpr int kHostFixedDepth = 16;
