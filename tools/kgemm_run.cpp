@@ -424,7 +424,7 @@ void print_why(const std::vector<WhyRow>& rows) {
   std::printf("why: predicted = source GFLOP/s x fit x busy here / fit x busy at the source x trust; fit = padding x "
               "fill x depth, busy = share of the call multiplying, the rest split K's sum pass (here/source); nearest = "
               "the config of the closest tuned shape ('=' when the same)\n");
-  std::printf("%-3s %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", "#", "layer", "MxNxK",
+  std::printf("%-3s %-26s %-16s %-46s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", "#", "layer", "MxNxK",
               "config", "from", "source MxNxK", "source GF", "padding", "fill", "depth", "busy", "trust", "predicted",
               "measured", "nearest");
   const auto pair = [](double here, double there) { return number("%.2f", here) + "/" + number("%.2f", there); };
@@ -435,14 +435,14 @@ void print_why(const std::vector<WhyRow>& rows) {
     const std::string measured = row.measured_gflops > 0 ? number("%.1f", row.measured_gflops) : "-";
     const std::string shape = std::to_string(row.shape->m) + "x" + std::to_string(row.shape->n) + "x" + std::to_string(row.shape->k);
     if (const auto& r = row.prediction)
-      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9.1f %11s %11s %11s %11s %5.2f %9.1f %9s  %s\n", ++index,
+      std::printf("%-3d %-26s %-16s %-46s %-11s %-18s %9.1f %11s %11s %11s %11s %5.2f %9.1f %9s  %s\n", ++index,
                   row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source),
                   extents(r->source.problem).c_str(),
                   r->source.gflops, pair(r->on_problem.padding, r->on_source.padding).c_str(),
                   pair(r->on_problem.fill, r->on_source.fill).c_str(), pair(r->on_problem.depth, r->on_source.depth).c_str(),
                   pair(r->busy, r->source_busy).c_str(), r->trust, r->gflops, measured.c_str(), nearest.c_str());
     else
-      std::printf("%-3d %-26s %-16s %-40s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", ++index,
+      std::printf("%-3d %-26s %-16s %-46s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", ++index,
                   row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source), "-", "-", "-",
                   "-", "-", "-", "-", "-", measured.c_str(), nearest.c_str());
   }

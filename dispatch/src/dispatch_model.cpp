@@ -17,6 +17,8 @@ constexpr int kSmThreads = 2048, kSmBlocks = 32;
 // not visible to a build without CUDA).
 constexpr int kGpuSlabBuffers = 2;
 
+double flops(const Problem& p) { return 2.0 * p.m * p.n * double(p.k) * p.batch; }
+
 }  // namespace
 
 int team_slots(const Config& config, const DeviceInfo& device) {
@@ -59,12 +61,6 @@ double sum_pass_seconds(const Problem& problem, const Config& config, const Devi
   return config_fit(problem, config, device).teams * config.mb * config.nb * kBytesPerPartialSum /
          (device.memory_gbps * 1e9);
 }
-
-namespace {
-
-double flops(const Problem& p) { return 2.0 * p.m * p.n * double(p.k) * p.batch; }
-
-}  // namespace
 
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
                             const DeviceInfo& device) {
