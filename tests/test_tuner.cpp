@@ -322,6 +322,32 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
   });
 }
 
+// The store's start for a search: the problem's own entry where it can run here, else the
+// config dispatch would run (here the one neighbour's), none from an empty store.
+TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    Problem own, neighbour, unseen;
+    own.m = 784, own.n = 128, own.k = 1152;
+    neighbour.m = 3136, neighbour.n = 128, neighbour.k = 1152;
+    unseen.m = 1568, unseen.n = 128, unseen.k = 1152;
+    const std::vector<Config> legal = candidate_configs<Space>(own);
+    ASSERT_GE(legal.size(), 2u) << Space::name();
+    ConfigStore store;
+    store.header = StoreHeader::stamped(device_info<Space>());
+    EXPECT_FALSE(store_start<Space>(store, unseen)) << Space::name();
+    store.put({neighbour, legal.front(), 100, 50, 10});
+    store.put({own, legal.back(), 100, 50, 10});
+    EXPECT_EQ(store_start<Space>(store, own), legal.back()) << Space::name();
+    EXPECT_EQ(store_start<Space>(store, unseen), rank_stored_configs(store, unseen).front().config) << Space::name();
+    if (!TensorCores<Space>::available) {  // a tensor-core entry cannot run here: the neighbour's config can
+      const Config tensor_cores{64, 64, 32, 32, 32, 128, true};
+      store.put({own, tensor_cores, 1000, 50, 10});
+      EXPECT_EQ(store_start<Space>(store, own), legal.front()) << Space::name();
+    }
+  });
+}
+
 // Deeper slab pipelines are searched only on spaces that stage more buffers, and only where a
 // team walks at least as many slabs as the pipeline has buffers.
 TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) {

@@ -47,8 +47,9 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --strategy NAME     exhaustive | random | climb                   (default: climb)
                       climb: hill climbing from the best of the space's seed configs
                       (the default first; each split along K where its grid leaves the
-                      device idle) and of the store's config for the shape, over configs
-                      one parameter step away, restarting at random from each local optimum
+                      device idle) and of the store's config for the shape (for a shape
+                      it lacks, the config dispatch would run), over configs one
+                      parameter step away, restarting at random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
   --time-limit T      the whole run: T seconds, minutes or hours (e.g. 600s, 45m, 2h). The
                       shape under way when time runs out keeps the best config found so far
@@ -275,6 +276,11 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   // A merge job lists every shard's store: an empty shard still leaves one.
   if ((cli.has("shard") || claims) && access(path.c_str(), F_OK) != 0)
     store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {});
+  // The store as this run found it, read by the device's own facts (its bandwidth prices split
+  // K): each search also starts from its config for the problem (store_start). What this run adds
+  // is left out, so a run split among processes or shards tunes each problem as one run would.
+  kgemm::ConfigStore found = store;
+  found.header.device = device;
   std::vector<Row> rows;
   int index = 0, claimed_elsewhere = 0;
   for (const Request& request : todo) {
@@ -340,10 +346,8 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
         bench32 ? kgemm::gate_split_tf32(*bench32, fallback, kgemm::TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates)
                 : std::nullopt;
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, shape_budget);
-    const kgemm::TunedEntry* known = store.exact(problem);
-    if (known && !kgemm::why_illegal<ExecSpace>(problem, known->config).empty()) known = nullptr;
-    const std::vector<kgemm::Config> starts =
-        kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &known->config : nullptr);
+    const std::optional<kgemm::Config> known = kgemm::store_start<ExecSpace>(found, problem);
+    const std::vector<kgemm::Config> starts = kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &*known : nullptr);
     const kgemm::SearchOutcome outcome =
         kgemm::search(candidates, starts, strategy, shape_budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
     progress.finish();

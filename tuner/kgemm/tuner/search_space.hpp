@@ -5,9 +5,12 @@
 // than the problem (they only add padding), K splits where they cannot pay and products
 // grouped per team where they are larger than a block.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "kgemm/config.hpp"
+#include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/dispatch/dispatch_model.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/launch.hpp"
 #include "kgemm/spaces/space_traits.hpp"
@@ -101,9 +104,20 @@ Config split_for_device(Config start, const Problem& problem, int processors) {
   return best;
 }
 
+// The config a store offers a search of `problem`: the problem's own entry or, where the store
+// lacks it (or it cannot run here), what dispatch would run (the dispatch model's best legal
+// config, splits of K included). None when nothing stored or proposed can run the problem here.
+template <class ExecSpace>
+std::optional<Config> store_start(const ConfigStore& store, const Problem& problem) {
+  for (const RatePrediction& candidate : rank_stored_configs(store, problem))
+    if (why_illegal<ExecSpace>(problem, candidate.config).empty()) return candidate.config;
+  return std::nullopt;
+}
+
 // Where a search starts: the space's seeds (the default first), each fitted to small products
-// and split for the device; then `known`, the config a store already has for the problem, so a
-// re-tuning climb that wanders elsewhere within its budget never replaces it with a slower one.
+// and split for the device; then `known`, the store's config (store_start), so a re-tuning climb
+// that wanders elsewhere within its budget never replaces an entry with a slower one, and a new
+// shape's search finds at least what dispatch already gives it.
 template <class ExecSpace>
 std::vector<Config> search_starts(const Problem& problem, int processors, const Config* known = nullptr) {
   std::vector<Config> starts;
