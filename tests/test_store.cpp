@@ -555,6 +555,7 @@ TEST(DispatchModel, FactorsOfOneConfig) {
   Config split = plain;
   split.ks = 3;
   const ConfigFit split_fit = config_fit(gemm_f32(100, 100, 256), split, kHundredSmGpu);
+  EXPECT_EQ(split_fit.splits, 3);
   EXPECT_EQ(split_fit.teams, 12);
   EXPECT_EQ(split_fit.team_depth, 96);
   EXPECT_DOUBLE_EQ(split_fit.depth, 96.0 / (96 + 64));
@@ -638,9 +639,12 @@ TEST(DispatchModel, SumPassAtThePeakBandwidth) {
   Config split = plain;
   split.ks = 3;
   const DeviceInfo gpu = with_bandwidth(kHundredSmGpu, 1000);
-  EXPECT_DOUBLE_EQ(sum_pass_seconds(gemm_f32(100, 100, 256), split, gpu), 12 * 4096 * 8 / 1e12);
-  EXPECT_EQ(sum_pass_seconds(gemm_f32(100, 100, 256), plain, gpu), 0);
-  EXPECT_EQ(sum_pass_seconds(gemm_f32(100, 100, 256), split, kHundredSmGpu), 0);
+  const auto sum_pass = [](const Config& c, const DeviceInfo& device) {
+    return sum_pass_seconds(config_fit(gemm_f32(100, 100, 256), c, device), c, device);
+  };
+  EXPECT_DOUBLE_EQ(sum_pass(split, gpu), 12 * 4096 * 8 / 1e12);
+  EXPECT_EQ(sum_pass(plain, gpu), 0);
+  EXPECT_EQ(sum_pass(split, kHundredSmGpu), 0);
 }
 
 // A split source's measured time holds its sum pass: the rate it multiplied at is higher than the

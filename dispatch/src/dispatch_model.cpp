@@ -35,6 +35,7 @@ ConfigFit config_fit(const Problem& p, const Config& c, const DeviceInfo& device
   const double computed = blocks_m * c.mb * blocks_n * c.nb;
   fit.padding = computed > 0 ? double(p.m) * p.n / computed : 0;
   const SlabSplit split = split_slabs(c, p.k);  // as the kernels cut K
+  fit.splits = split.splits;
   fit.teams = std::ceil(blocks_m * blocks_n * p.batch / std::max(c.bb, 1)) * split.splits;
   fit.slots = team_slots(c, device);
   fit.fill = fit.teams > 0 ? fit.teams / (std::ceil(fit.teams / fit.slots) * fit.slots) : 0;
@@ -55,11 +56,10 @@ double shape_distance(const Problem& a, const Problem& b) {
   return gap(a.m, b.m) + gap(a.n, b.n) + gap(a.k, b.k) + gap(a.batch, b.batch);
 }
 
-double sum_pass_seconds(const Problem& problem, const Config& config, const DeviceInfo& device) {
-  if (device.memory_gbps <= 0 || split_slabs(config, problem.k).splits <= 1) return 0;
+double sum_pass_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device) {
+  if (device.memory_gbps <= 0 || fit.splits <= 1) return 0;
   constexpr double kBytesPerPartialSum = 2 * sizeof(float);  // written by a team, read by the sum
-  return config_fit(problem, config, device).teams * config.mb * config.nb * kBytesPerPartialSum /
-         (device.memory_gbps * 1e9);
+  return fit.teams * config.mb * config.nb * kBytesPerPartialSum / (device.memory_gbps * 1e9);
 }
 
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
@@ -72,11 +72,11 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
   // The source's sum pass, taken out of its measured time. A bandwidth that cannot account for
   // that time (a header edited by hand) is not used there.
   const double measured_s = flops(source.problem) / (source.gflops * 1e9);
-  const double source_sum_s = sum_pass_seconds(source.problem, source.config, device);
+  const double source_sum_s = sum_pass_seconds(r.on_source, source.config, device);
   r.source_busy = source_sum_s < measured_s ? 1 - source_sum_s / measured_s : 1;
   // A stored shape has extents >= 1 (why_bad), so its fit and rate are positive.
   const double multiply_gflops = source.gflops / r.source_busy * r.on_problem.product() / r.on_source.product();
-  const double sum_s = sum_pass_seconds(problem, config, device);
+  const double sum_s = sum_pass_seconds(r.on_problem, config, device);
   if (sum_s > 0 && multiply_gflops > 0) {
     const double multiply_s = flops(problem) / (multiply_gflops * 1e9);
     r.busy = multiply_s / (multiply_s + sum_s);

@@ -119,12 +119,11 @@ std::string why_not_warpgroup_tile_of(const Config& c) {
 template <class ExecSpace, class Scalar>
 std::string why_no_tensor_cores(const Config& c, Accum accum) {
   using Cores = TensorCores<ExecSpace>;
+  const char* suffix = c.wg ? "_wg" : "_tc";
   if (!Cores::available)
-    return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop " +
-                                (c.wg ? "_wg" : "_tc"));
+    return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop " + suffix);
   if (accum != Accum::F32)
-    return config_reason(c, std::string(": tensor-core configs accumulate in fp32; drop ") + (c.wg ? "_wg" : "_tc") +
-                                " for fp16 accumulation");
+    return config_reason(c, std::string(": tensor-core configs accumulate in fp32; drop ") + suffix + " for fp16 accumulation");
   if (c.wg) {
     const std::string why_not = why_not_warpgroup_tile_of<Scalar>(c);
     if (!why_not.empty()) return why_not;

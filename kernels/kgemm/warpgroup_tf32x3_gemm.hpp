@@ -88,6 +88,10 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
     }
   }
 
+  // Slab `slab`'s region of A's small parts (two, by slab parity: write_small_parts).
+  KOKKOS_INLINE_FUNCTION float* small_part_of(float* small_parts, int slab) const {
+    return small_parts + (slab % 2) * this->mb * KB;
+  }
   // The small parts of the runs of A's slab `slab` at `a_slab` that this thread copied itself
   // (its copies have landed), into the slab's small-part region, laid out as the slab. Two
   // regions, by slab parity: a thread writes slab t's before the barrier that publishes slab t,
@@ -97,7 +101,7 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
   template <class Copies>
   KOKKOS_INLINE_FUNCTION void write_small_parts(const Copies& a_copies, const float* a_slab, float* small_parts,
                                                 int slab) const {
-    float* small = small_parts + (slab % 2) * this->mb * KB;
+    float* small = small_part_of(small_parts, slab);
     a_copies.for_each_run(a_slab, [&](const float* run) {
       Packed<float, 4> x = *reinterpret_cast<const Packed<float, 4>*>(run);
 #if defined(KGEMM_WGMMA)
@@ -130,7 +134,7 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
 #pragma unroll
         for (int e = 0; e < 4; ++e) now[s][e] = next[s][e];
       if (slab + 1 < end) load_fragments(next, columns, slab + 1);
-      tile.multiply(now, a_slab, small_parts + (slab % 2) * this->mb * KB, row0);
+      tile.multiply(now, a_slab, small_part_of(small_parts, slab), row0);
       ++slab;
     }, [&](const auto& a_copies, const float* a_slab, int landed_slab) {
       write_small_parts(a_copies, a_slab, small_parts, landed_slab);

@@ -76,6 +76,7 @@ int team_slots(const Config& config, const DeviceInfo& device);
 struct ConfigFit {
   double padding = 1, fill = 1, depth = 1;
   double teams = 0;  // the grid (a double: teams x splits of a valid problem may pass 64 bits)
+  int splits = 1;    // the K ranges a block's teams walk (split_slabs)
   int slots = 1;
   int team_depth = 0;   // Kt: the K extent one team walks
   int fixed_depth = 0;  // K0: a team's fixed cost in K steps
@@ -90,10 +91,10 @@ bool comparable(const Problem& a, const Problem& b);
 // The sum of |log(x / y)| over m, n, k and batch (extents count as at least 1): 0 for equal shapes.
 double shape_distance(const Problem& a, const Problem& b);
 
-// Seconds split K's sum pass takes at least on `device`: the partial blocks of `config`'s teams
-// on `problem` written and read back once at the peak memory bandwidth. 0 for an unsplit config
-// and where the bandwidth is not known.
-double sum_pass_seconds(const Problem& problem, const Config& config, const DeviceInfo& device);
+// Seconds split K's sum pass takes at least on `device` for `config` fitted to a problem (`fit`,
+// from config_fit): its teams' partial blocks written and read back once at the peak memory
+// bandwidth. 0 for an unsplit config and where the bandwidth is not known.
+double sum_pass_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device);
 
 // A config's predicted rate on `problem`: a stored config, or one with its K split another way.
 struct RatePrediction {
