@@ -49,7 +49,7 @@ void run(const ExecSpace& space, Op op_a, Op op_b, float alpha, const AV& A,
                     Kokkos::SpaceAccessibility<ExecSpace, typename BV::memory_space>::accessible,
                 "kgemm: the views' memory must be accessible from the execution space");
   const auto args = gemm_args(op_a, op_b, alpha, A, B, beta, C);
-  const Config config = options.config ? *options.config : select_config<ExecSpace>(problem_of(args, CV::rank == 3), options.accum);
+  const Config config = options.config ? *options.config : select_config<ExecSpace>(args, CV::rank == 3, options.accum);
   launch_gemm(space, args, config, options.accum);
 }
 }  // namespace detail

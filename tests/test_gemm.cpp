@@ -422,7 +422,8 @@ KGEMM_CASE_TEST(GemmTest, OutputWindowsOfWiderMatrices) {
   for (const auto& config : configs)
     for (int offset : {1, 2, 4}) {
       GemmCheck g;
-      g.m = 37, g.n = 45, g.k = 29, g.c_offset = offset, g.config = config;
+      g.m = 37, g.n = 45, g.k = 29, g.config = config;
+      g.c_window = {offset, (8 - (offset + g.n) % 8) % 8};
       run_check<TypeParam>(g);
       g.batched = true, g.batch = 3, g.alpha = 1.5f, g.beta = -0.5f;
       run_check<TypeParam>(g);

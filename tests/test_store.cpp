@@ -1018,6 +1018,41 @@ KGEMM_CASE_TEST(DispatchTest, NeverUsesIllegalConfig) {
   EXPECT_EQ(occurrences(warnings, "\n"), 2u) << warnings;
 }
 
+// Operands that are windows of wider matrices (rows longer by one element, or starting one
+// element in) are valid calls, whatever the store holds for their shape: each runs, correctly,
+// on the stored config where that config can take them, else on the best stored or default
+// config that can (warpgroup kernels stage aligned 16-byte runs of rows; a call that cannot give
+// them those must still run). Every kernel family the case has: the SIMT tile, which takes any
+// strides, and on GPUs the mma.sync and warpgroup tensor-core configs.
+KGEMM_CASE_TEST(DispatchTest, PaddedAndOffsetOperandsRunOnAConfigTheyCanTake) {
+  using Space = typename TypeParam::ExecSpace;
+  const bool fp16 = dtype_of<typename TypeParam::Value>() == DType::F16;
+  GemmCheck contiguous;
+  contiguous.m = 100, contiguous.n = 72, contiguous.k = 40;  // rows of whole 16-byte runs when contiguous
+  const Problem problem = problem_of_shape<TypeParam>(contiguous.m, contiguous.n, contiguous.k);
+  const std::vector<Config> families = {
+      TuningPolicy<Space>::default_config(problem.dtype), parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"),
+      parse_config(fp16 ? "mb64_nb128_kb64_tm64_tn128_team128_wg" : "mb128_nb64_kb16_tm128_tn64_team128_wg")};
+  int families_run = 0;
+  for (const Config& stored : families) {
+    if (!why_illegal<Space>(problem, stored, TypeParam::accum).empty()) continue;  // not on this space or GPU
+    ++families_run;
+    const StoreInUse store(store_for(device_info<Space>(), {{problem, stored}}));
+    expect_gemm_runs<TypeParam>(contiguous, stored);
+    for (const Window window : {Window{1, 0}, Window{0, 1}})
+      for (Window GemmCheck::*operand : {&GemmCheck::a_window, &GemmCheck::b_window, &GemmCheck::c_window}) {
+        GemmCheck g = contiguous;
+        g.*operand = window;
+        SCOPED_TRACE("stored " + to_string(stored) + window.describe("operand"));
+        std::vector<std::string> labels;
+        EXPECT_NO_THROW(labels = gemm_kernel_labels([&] { run_check<TypeParam>(g); }));
+        ASSERT_EQ(labels.size(), 1u);
+        if (!stored.tc) EXPECT_EQ(labels[0], "kgemm::tiled_gemm " + to_string(stored));
+      }
+  }
+  EXPECT_GE(families_run, 1);
+}
+
 // An entry legal with fp32 accumulation only (as tensor-core configs are): a call accumulating
 // in fp16 gets the fallback, and that neither sticks to the problem nor bars the entry from
 // later fp32-accumulating calls.
@@ -1041,6 +1076,48 @@ TEST(TunedConfigsTest, ChoosesPerAccumulation) {
 
 // Dispatch runs on every call: the fallback is worked out, and entries checked, only when a
 // problem is first seen; a repeated call returns the remembered choice without either.
+// A config that these operands cannot take (a window whose rows are not 16-byte aligned) is
+// passed over for them, quietly, since the entry is not at fault; the call on contiguous
+// operands still gets it, and each layout keeps its own choice.
+TEST(TunedConfigsTest, ChoosesPerOperandLayout) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const Problem problem = gemm_f32(300, 64, 148);
+  const Config aligned_only{32, 32, 16, 4, 4, 1}, fallback_config{64, 64, 32, 8, 8, 1};
+  const auto fallback = [&] { return fallback_config; };
+  const StoreInUse store(store_for(device_info<Space>(), {{problem, aligned_only}}));
+  TunedConfigs configs(device_info<Space>());
+  float data[8] = {};
+  GemmArgs<float> offset = operands_without_data<float>(problem);
+  offset.A.data = data + 1;
+  const OperandLayout misaligned = operand_layout(offset);
+  ASSERT_FALSE(misaligned == contiguous_layout(problem));
+  EXPECT_EQ(misaligned.a.bytes, int(sizeof(float)));
+  const auto check = [&](const Problem&, const Config& c) { return c == aligned_only ? "aligned rows only" : ""; };
+  const auto accept_all = [](const Problem&, const Config&) { return std::string(); };
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(to_string(configs.select(problem, Accum::F32, fallback, accept_all)),
+            to_string(aligned_only));
+  EXPECT_EQ(to_string(configs.select(problem, misaligned, Accum::F32, fallback, check)), to_string(fallback_config));
+  EXPECT_EQ(to_string(configs.select(problem, Accum::F32, fallback, check)), to_string(aligned_only));
+  EXPECT_EQ(to_string(configs.select(problem, misaligned, Accum::F32, fallback, accept_all)), to_string(fallback_config));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(OperandLayout, AlignmentOfAddressAndStrides) {
+  alignas(16) float data[64] = {};
+  const auto bytes = [&](float* at, std::ptrdiff_t rs, std::ptrdiff_t cs, std::ptrdiff_t bs) {
+    return alignment_of(MatrixRef<const float>(at, 2, 2, rs, cs, bs));
+  };
+  EXPECT_EQ(bytes(data, 8, 1, 0), (OperandAlignment{16, true}));      // contiguous rows of 32 bytes
+  EXPECT_EQ(bytes(data, 9, 1, 0), (OperandAlignment{4, true}));       // rows one element longer
+  EXPECT_EQ(bytes(data + 2, 8, 1, 0), (OperandAlignment{8, true}));   // two elements in
+  EXPECT_EQ(bytes(data, 1, 6, 0), (OperandAlignment{8, true}));       // columns contiguous, 24 bytes apart
+  EXPECT_EQ(bytes(data, 8, 1, 20), (OperandAlignment{16, true}));     // batches 80 bytes apart
+  EXPECT_EQ(bytes(data, 8, 1, 18), (OperandAlignment{8, true}));
+  EXPECT_EQ(bytes(data, 8, 4, 0), (OperandAlignment{16, false}));     // no contiguous dimension
+  EXPECT_EQ(bytes(data, 8, 2, 0), (OperandAlignment{8, false}));
+}
+
 TEST(TunedConfigsTest, DecidesEachProblemOnce) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   Problem tuned, untuned;

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "kgemm/launch.hpp"
+
 namespace kgemm {
 
 namespace {
@@ -109,7 +111,8 @@ const char* to_string(DispatchChoice::Source source) {
                                                    : "space default";
 }
 
-DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fallback, const Check& check) {
+DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fallback, const Check& check,
+                                    bool warn_illegal) {
   // Best prediction first; legality is asked only until one passes. It is asked for this
   // problem: an entry's config may be legal for one shape and not another (counts past int).
   if (store_)
@@ -120,23 +123,30 @@ DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fall
         return {candidate.config, source, std::move(candidate)};
       }
       // A split the model proposed that cannot run here is no fault of the store: passed over quietly.
-      if (candidate.config == candidate.source.config && warned_.insert(candidate.source.problem).second)
+      if (warn_illegal && candidate.config == candidate.source.config && warned_.insert(candidate.source.problem).second)
         warn("ignoring tuned config " + to_string(candidate.config) + " for " +
              to_string(candidate.source.problem) + " in " + path_ + ": " + why);
     }
   return {fallback(), DispatchChoice::Source::Default, std::nullopt};
 }
 
-Config TunedConfigs::select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check) {
+Config TunedConfigs::select(const Problem& problem, const OperandLayout& layout, Accum accum,
+                            const Fallback& fallback, const Check& check) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const auto known = chosen_.find({accum, problem});
+  const Call call{accum, layout, problem};
+  const auto known = chosen_.find(call);
   if (known != chosen_.end()) return known->second;
-  return chosen_.emplace(std::make_pair(accum, problem), choose(problem, fallback, check).config).first->second;
+  const bool contiguous = layout == contiguous_layout(problem);
+  return chosen_.emplace(call, choose(problem, fallback, check, contiguous).config).first->second;
+}
+
+Config TunedConfigs::select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check) {
+  return select(problem, contiguous_layout(problem), accum, fallback, check);
 }
 
 DispatchChoice TunedConfigs::explain(const Problem& problem, const Fallback& fallback, const Check& check) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return choose(problem, fallback, check);
+  return choose(problem, fallback, check, true);
 }
 
 std::shared_ptr<TunedConfigs> tuned_configs(const std::string& space, const std::function<DeviceInfo()>& device) {

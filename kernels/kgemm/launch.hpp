@@ -8,6 +8,7 @@
 #include "kgemm/config.hpp"
 #include "kgemm/dtype.hpp"
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/operand_layout.hpp"
 #include "kgemm/problem.hpp"
 
 namespace kgemm {
@@ -35,6 +36,11 @@ GemmArgs<Scalar> operands_without_data(const Problem& p) {
   args.C = MatrixRef<Scalar>(nullptr, p.m, p.n, p.n, 1, std::max<std::ptrdiff_t>(1, std::ptrdiff_t(p.m) * p.n));
   args.batch = p.batch;
   return args;
+}
+
+// How `problem`'s operands lie when they are contiguous and aligned (operands_without_data's).
+inline OperandLayout contiguous_layout(const Problem& p) {
+  return p.dtype == DType::F32 ? operand_layout(operands_without_data<float>(p)) : operand_layout(operands_without_data<half>(p));
 }
 
 // Why `config` cannot run `problem` on ExecSpace (empty when it can).

@@ -218,6 +218,8 @@ void with_slab_buffers(const Config& c, F&& f) {
 template <class ExecSpace, class Scalar, class F>
 std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& c, Accum accum,
                                 F&& f) {
+  static_assert(SpaceTraits<ExecSpace>::copy_run_bytes <= kMostAlignmentChecked,
+                "dispatch keys its choices by alignments up to kMostAlignmentChecked (operand_layout.hpp)");
   std::string why = why_bad_operands(args);
   if (why.empty()) {
     why = why_malformed(c);

@@ -16,6 +16,19 @@
 
 namespace kgemm::test {
 
+// Where an operand lies in the wider matrix it is a window of: its first column `offset`
+// elements in, its rows `pad` elements shorter than the matrix's past that (both 0: the operand
+// is its own matrix).
+struct Window {
+  int offset = 0, pad = 0;
+  int wide(int cols) const { return offset + cols + pad; }
+  std::string describe(const char* operand) const {
+    return offset || pad ? std::string(" ") + operand + " at column " + std::to_string(offset) + " of rows " +
+                               std::to_string(pad) + " longer"
+                         : "";
+  }
+};
+
 struct GemmCheck {
   int m = 1, n = 1, k = 1;
   int batch = 1;
@@ -23,9 +36,8 @@ struct GemmCheck {
   bool shared_b = false;  // batched only: one B (rank 2, batch stride 0) for every product
   Op op_a = Op::N, op_b = Op::N;
   float alpha = 1.0f, beta = 0.0f;
-  // C is the window of columns c_offset .. c_offset + n - 1 of a wider matrix, whose rows are
-  // padded to a multiple of 8 elements (none of it when c_offset is 0).
-  int c_offset = 0;
+  // The stored operands (A, B as the call passes them, before op()) as windows of wider matrices.
+  Window a_window, b_window, c_window;
   // A and B are windows of matrices whose rows are padded to a multiple of 8 elements: rows
   // start 16-byte aligned whatever K and N are (GPUs stage them as whole runs, zero-filling
   // past the window's edge: run_stager.hpp).
@@ -36,8 +48,8 @@ struct GemmCheck {
     return std::string(batched ? "batched" : "gemm") + " m" + std::to_string(m) + " n" + std::to_string(n) + " k" +
            std::to_string(k) + " b" + std::to_string(batch) + (shared_b ? " sharedB" : "") +
            (op_a == Op::T ? " At" : "") + (op_b == Op::T ? " Bt" : "") + " alpha" + std::to_string(alpha) +
-           " beta" + std::to_string(beta) + (c_offset ? " C window at column " + std::to_string(c_offset) : "") +
-           (pad_ab ? " A, B rows padded to 8" : "") +
+           " beta" + std::to_string(beta) + a_window.describe("A") + b_window.describe("B") +
+           c_window.describe("C") + (pad_ab ? " A, B rows padded to 8" : "") +
            " config " + (config ? to_string(*config) : "dispatched");
   }
 };
@@ -77,13 +89,14 @@ Errors run_check(const GemmCheck& g) {
   const int batch_ab = g.batched ? g.batch : 1;
   const auto padded = [&](int cols) { return g.pad_ab ? (cols + 7) / 8 * 8 : cols; };
   const int a_cols = g.op_a == Op::N ? g.k : g.m, b_cols = g.op_b == Op::N ? g.n : g.k;
-  View3 wide_A("A", batch_ab, g.op_a == Op::N ? g.m : g.k, padded(a_cols));
-  View3 wide_B("B", g.shared_b ? 1 : batch_ab, g.op_b == Op::N ? g.k : g.n, padded(b_cols));
-  const auto A = Kokkos::subview(wide_A, all, all, Kokkos::make_pair(0, a_cols));
-  const auto B = Kokkos::subview(wide_B, all, all, Kokkos::make_pair(0, b_cols));
-  const int wide_n = g.c_offset ? (g.c_offset + g.n + 7) / 8 * 8 : g.n;
+  View3 wide_A("A", batch_ab, g.op_a == Op::N ? g.m : g.k, g.a_window.wide(padded(a_cols)));
+  View3 wide_B("B", g.shared_b ? 1 : batch_ab, g.op_b == Op::N ? g.k : g.n, g.b_window.wide(padded(b_cols)));
+  const auto columns = [](const Window& w, int cols) { return Kokkos::make_pair(w.offset, w.offset + cols); };
+  const auto A = Kokkos::subview(wide_A, all, all, columns(g.a_window, a_cols));
+  const auto B = Kokkos::subview(wide_B, all, all, columns(g.b_window, b_cols));
+  const int wide_n = g.c_window.wide(g.n);
   View3 wide_C("C", batch_ab, g.m, wide_n);
-  const auto window = Kokkos::make_pair(g.c_offset, g.c_offset + g.n);
+  const auto window = columns(g.c_window, g.n);
   const auto C = Kokkos::subview(wide_C, all, all, window);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(g.describe() + " seed " + std::to_string(seed));
@@ -95,8 +108,8 @@ Errors run_check(const GemmCheck& g) {
     fill_uniform(wide_C, seed + 2);
 
   const auto hA_wide = host_copy(wide_A), hB_wide = host_copy(wide_B), hC0_wide = host_copy(wide_C);
-  const auto hA = Kokkos::subview(hA_wide, all, all, Kokkos::make_pair(0, a_cols));
-  const auto hB = Kokkos::subview(hB_wide, all, all, Kokkos::make_pair(0, b_cols));
+  const auto hA = Kokkos::subview(hA_wide, all, all, columns(g.a_window, a_cols));
+  const auto hB = Kokkos::subview(hB_wide, all, all, columns(g.b_window, b_cols));
   const auto hC0 = Kokkos::subview(hC0_wide, all, all, window);
   auto refB = as_matrix(hB, g.op_b);
   if (g.shared_b) refB.batch_stride = 0;
@@ -106,22 +119,25 @@ Errors run_check(const GemmCheck& g) {
   options.config = g.config;
   options.accum = Case::accum;
   const Space space;
-  Problem problem;  // what dispatch sees, for the config it picks where the case names none
+  // The config dispatch picks for these operands where the case names none.
+  const auto dispatched = [&](const auto& a, const auto& b, const auto& c) {
+    return select_config<Space>(gemm_args(g.op_a, g.op_b, g.alpha, a, b, g.beta, c), g.batched, Case::accum);
+  };
+  Config ran;
   if (!g.batched) {
     const auto A0 = Kokkos::subview(A, 0, all, all), B0 = Kokkos::subview(B, 0, all, all);
     const auto C0 = Kokkos::subview(C, 0, all, all);
-    problem = problem_of(gemm_args(g.op_a, g.op_b, g.alpha, A0, B0, g.beta, C0), false);
+    ran = g.config ? *g.config : dispatched(A0, B0, C0);
     gemm(space, g.op_a, g.op_b, g.alpha, A0, B0, g.beta, C0, options);
   } else if (g.shared_b) {
     const auto B0 = Kokkos::subview(B, 0, all, all);
-    problem = problem_of(gemm_args(g.op_a, g.op_b, g.alpha, A, B0, g.beta, C), true);
+    ran = g.config ? *g.config : dispatched(A, B0, C);
     batched_gemm(space, g.op_a, g.op_b, g.alpha, A, B0, g.beta, C, options);
   } else {
-    problem = problem_of(gemm_args(g.op_a, g.op_b, g.alpha, A, B, g.beta, C), true);
+    ran = g.config ? *g.config : dispatched(A, B, C);
     batched_gemm(space, g.op_a, g.op_b, g.alpha, A, B, g.beta, C, options);
   }
   space.fence();
-  const Config ran = g.config ? *g.config : select_config<Space>(problem, Case::accum);
   const Tolerance tol = tolerance_for<T, Case::accum>(g.k);
   const auto hC_wide = host_copy(wide_C);
   const ErrorBound bound = ErrorBound::of_call(dtype_of<T>(), Case::accum, g.k, ran);
@@ -132,7 +148,7 @@ Errors run_check(const GemmCheck& g) {
                                 << " times it";
   EXPECT_LE(e.frobenius, tol.frobenius);
   EXPECT_LE(e.max_rel, tol.max_rel);
-  // Columns either side of the window are not C's: they keep their values (NaN stays NaN).
+  // Columns either side of C's window are not C's: they keep their values (NaN stays NaN).
   int overwritten = 0;
   for (int b = 0; b < batch_ab; ++b)
     for (int i = 0; i < g.m; ++i)

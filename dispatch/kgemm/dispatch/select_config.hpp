@@ -1,16 +1,18 @@
 #pragma once
-// Runtime dispatch: which Config a call on `problem` gets on this execution space. The device's
-// tuned store answers with the problem's own entry, else the stored config the dispatch model
-// predicts fastest on it (dispatch_model.hpp), provided that config can run here; otherwise the
-// space default runs.
+// Runtime dispatch: which Config a call gets on this execution space. The device's tuned store
+// answers with the call's problem's own entry, else the stored config the dispatch model predicts
+// fastest on it (dispatch_model.hpp), provided that config can run the call's operands here;
+// otherwise the space default runs.
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kgemm/config.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
 #include "kgemm/launch.hpp"
+#include "kgemm/operand_layout.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/tuning_policy.hpp"
@@ -19,34 +21,58 @@ namespace kgemm {
 
 namespace detail {
 
-// Calls f(tuned configs, fallback, check) for the space's store and a call accumulating in
-// `accum`. Stores are tuned with fp32 accumulation; a call accumulating in fp16 takes only the
-// entries that can (not tensor-core ones), else the space's fp32 default.
-template <class ExecSpace, class F>
-auto with_tuned_configs(const Problem& problem, Accum accum, F&& f) {
+// Calls f(tuned configs, fallback, check) for the space's store and a call on `operands`
+// accumulating in `accum`; check(problem, config) says why config cannot run on those operands.
+// Stores are tuned with fp32 accumulation; a call accumulating in fp16 takes only the entries
+// that can (not tensor-core ones), else the space's fp32 default.
+template <class ExecSpace, class Scalar, class F>
+auto with_tuned_configs(const GemmArgs<Scalar>& operands, Accum accum, F&& f) {
   const auto tuned = tuned_configs(ExecSpace::name(), [] { return device_info<ExecSpace>(); });
-  const auto check = [accum](const Problem& p, const Config& c) { return why_illegal<ExecSpace>(p, c, accum); };
+  const auto check = [&operands, accum](const Problem&, const Config& c) {
+    return why_illegal<ExecSpace>(operands, c, accum);
+  };
   const auto fallback = [&] {
-    const Config for_dtype = TuningPolicy<ExecSpace>::default_config(problem.dtype);
-    return check(problem, for_dtype).empty() ? for_dtype : TuningPolicy<ExecSpace>::default_config();
+    const Config for_dtype = TuningPolicy<ExecSpace>::default_config(dtype_of<std::remove_const_t<Scalar>>());
+    return check(Problem{}, for_dtype).empty() ? for_dtype : TuningPolicy<ExecSpace>::default_config();
   };
   return f(*tuned, fallback, check);
 }
 
+// Calls f with a call on `problem`'s contiguous operands (operands_without_data).
+template <class F>
+auto with_contiguous_operands(const Problem& problem, F&& f) {
+  return problem.dtype == DType::F32 ? f(operands_without_data<float>(problem)) : f(operands_without_data<half>(problem));
+}
+
 }  // namespace detail
 
-template <class ExecSpace>
-Config select_config(const Problem& problem, Accum accum = Accum::F32) {
-  return detail::with_tuned_configs<ExecSpace>(problem, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
-    return tuned.select(problem, accum, fallback, check);
+// The config a call on `operands` runs (`batched`: a batched_gemm call): the best one legal for
+// these operands, decided once per problem and operand layout.
+template <class ExecSpace, class Scalar>
+Config select_config(const GemmArgs<Scalar>& operands, bool batched, Accum accum = Accum::F32) {
+  return detail::with_tuned_configs<ExecSpace>(operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
+    return tuned.select(problem_of(operands, batched), operand_layout(operands), accum, fallback, check);
   });
 }
 
-// select_config's choice with its reasons: the source entry and the model's factors (tools' --why).
+// The config a call on `problem` with contiguous, aligned operands runs.
+template <class ExecSpace>
+Config select_config(const Problem& problem, Accum accum = Accum::F32) {
+  return detail::with_contiguous_operands(problem, [&](const auto& operands) {
+    return detail::with_tuned_configs<ExecSpace>(operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
+      return tuned.select(problem, contiguous_layout(problem), accum, fallback, check);
+    });
+  });
+}
+
+// select_config's choice for contiguous operands with its reasons: the source entry and the
+// model's factors (tools' --why).
 template <class ExecSpace>
 DispatchChoice explain_config(const Problem& problem, Accum accum = Accum::F32) {
-  return detail::with_tuned_configs<ExecSpace>(problem, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
-    return tuned.explain(problem, fallback, check);
+  return detail::with_contiguous_operands(problem, [&](const auto& operands) {
+    return detail::with_tuned_configs<ExecSpace>(operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
+      return tuned.explain(problem, fallback, check);
+    });
   });
 }
 

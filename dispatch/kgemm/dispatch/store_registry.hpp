@@ -15,6 +15,7 @@
 #include "kgemm/dtype.hpp"
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/dispatch/dispatch_model.hpp"
+#include "kgemm/operand_layout.hpp"
 
 namespace kgemm {
 
@@ -62,26 +63,39 @@ class TunedConfigs {
   using Fallback = std::function<Config()>;
 
   // The exact entry's config, else the config the dispatch model predicts fastest on `problem`
-  // (rank_stored_configs), else `fallback()`, for a call accumulating in `accum`. Entries that
-  // `check` rejects for `problem` are passed over, and each such entry is warned about once.
-  // Choices are remembered per accumulation: what is legal differs (tensor cores: fp32 only).
+  // (rank_stored_configs), else `fallback()`, for a call whose operands lie as `layout` says,
+  // accumulating in `accum`. Entries that `check` rejects for the call are passed over; each
+  // such entry is warned about once where the operands are contiguous (contiguous_layout), since
+  // there the entry itself is at fault, while elsewhere the call's operands are. Choices are
+  // remembered per accumulation and layout: what is legal differs (tensor cores: fp32 only;
+  // staging in 16-byte runs: aligned rows only).
+  Config select(const Problem& problem, const OperandLayout& layout, Accum accum, const Fallback& fallback,
+                const Check& check);
+  // The same on contiguous operands.
   Config select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check);
   // The same choice with its reasons (the predicted rate and its factors), worked out afresh.
   DispatchChoice explain(const Problem& problem, const Fallback& fallback, const Check& check);
 
  private:
+  struct Call {
+    Accum accum;
+    OperandLayout layout;
+    Problem problem;
+  };
   struct Order {
-    bool operator()(const std::pair<Accum, Problem>& x, const std::pair<Accum, Problem>& y) const {
-      return x.first != y.first ? x.first < y.first : StoreOrder()(x.second, y.second);
+    bool operator()(const Call& x, const Call& y) const {
+      if (x.accum != y.accum) return x.accum < y.accum;
+      if (!(x.layout == y.layout)) return x.layout < y.layout;
+      return StoreOrder()(x.problem, y.problem);
     }
   };
-  // The choice, with mutex_ held.
-  DispatchChoice choose(const Problem& problem, const Fallback& fallback, const Check& check);
+  // The choice, with mutex_ held; `warn_illegal`: report stored configs `check` rejects.
+  DispatchChoice choose(const Problem& problem, const Fallback& fallback, const Check& check, bool warn_illegal);
 
   std::string path_;
   std::optional<ConfigStore> store_;
   std::mutex mutex_;
-  std::map<std::pair<Accum, Problem>, Config, Order> chosen_;
+  std::map<Call, Config, Order> chosen_;
   std::set<Problem, StoreOrder> warned_;  // entries already reported illegal
 };
 
