@@ -8,6 +8,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -489,6 +490,271 @@ TEST(StoreSave, PlantedLinksAreNotFollowed) {
   }
   EXPECT_EQ(read_text(victim), "precious");
   EXPECT_FALSE(fs::exists(path));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store file: links, permissions, the lock, interrupted saves
+
+// Sets the process's umask for the scope.
+class ScopedUmask {
+ public:
+  explicit ScopedUmask(mode_t mask) : old_(umask(mask)) {}
+  ~ScopedUmask() { umask(old_); }
+
+ private:
+  mode_t old_;
+};
+
+mode_t mode_of(const std::string& path) {
+  struct stat status {};
+  EXPECT_EQ(stat(path.c_str(), &status), 0) << path;
+  return status.st_mode & 07777;
+}
+
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& file : fs::directory_iterator(dir)) names.push_back(file.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The StoreError message of `write`, or a failure when it succeeds.
+std::string store_error(const std::function<void()>& write) {
+  try {
+    write();
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no StoreError";
+  return "";
+}
+
+void add_entry(ConfigStore& store) { store.put({gemm_f32(1, 2, 3), {}, 1, 1, 1}); }
+
+TEST(StoreLinks, ARewriteThroughALinkReplacesItsTargetAndKeepsTheLink) {
+  TempDir dir;
+  fs::create_directories(dir.file("real"));
+  const std::string target = dir.file("real/store.yaml"), link = dir.file("link.yaml");
+  sample_store().save(target);
+  fs::create_symlink("real/store.yaml", link);
+  ConfigStore::update(link, kTestDevice, add_entry);
+  ASSERT_TRUE(fs::is_symlink(link)) << "the link was replaced by a file";
+  EXPECT_EQ(fs::read_symlink(link), "real/store.yaml");
+  EXPECT_TRUE(ConfigStore::load(target).exact(gemm_f32(1, 2, 3))) << "the link's target was not updated";
+  EXPECT_EQ(ConfigStore::load(target).entries().size(), sample_entries().size() + 1);
+  // The lock and the temporary file sit beside the target, the lock shared by every name.
+  EXPECT_EQ(names_in(dir.file("real")), (std::vector<std::string>{"store.yaml", "store.yaml.lock"}));
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"link.yaml", "real"}));
+  // save() follows the link the same way.
+  sample_store().save(link);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_FALSE(ConfigStore::load(target).exact(gemm_f32(1, 2, 3)));
+}
+
+TEST(StoreLinks, ALinkToNothingIsRefused) {
+  TempDir dir;
+  const std::string link = dir.file("link.yaml");
+  fs::create_symlink("missing/store.yaml", link);
+  for (const auto& write : std::vector<std::function<void()>>{
+           [&] { sample_store().save(link); }, [&] { ConfigStore::update(link, kTestDevice, add_entry); },
+           [&] { ConfigStore::check_writable(link); }}) {
+    const std::string message = store_error(write);
+    EXPECT_NE(message.find(link + ": is a symbolic link to missing/store.yaml, which does not exist"), std::string::npos)
+        << message;
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"link.yaml"}) << "something was created";
+}
+
+TEST(StorePermissions, ARewriteKeepsTheModeAndANewStoreFollowsTheUmask) {
+  TempDir dir;
+  const std::string path = dir.file("store.yaml");
+  const ScopedUmask mask(022);
+  sample_store().save(path);
+  EXPECT_EQ(mode_of(path), 0644u);
+  for (const mode_t mode : {0600, 0640, 0664, 0660, 0666}) {
+    fs::permissions(path, fs::perms(mode));
+    ConfigStore::update(path, kTestDevice, add_entry);
+    EXPECT_EQ(mode_of(path), mode) << std::oct << "after a rewrite of a store of mode " << mode;
+    sample_store().save(path);
+    EXPECT_EQ(mode_of(path), mode) << std::oct << "after a save over a store of mode " << mode;
+  }
+}
+
+TEST(StorePermissions, RootKeepsTheOwnerAndGroup) {
+  if (geteuid() != 0) GTEST_SKIP() << "only root may give a file to another user";
+  TempDir dir;
+  const std::string path = dir.file("store.yaml");
+  sample_store().save(path);
+  ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
+  ConfigStore::update(path, kTestDevice, add_entry);
+  struct stat status {};
+  ASSERT_EQ(stat(path.c_str(), &status), 0);
+  EXPECT_EQ(status.st_uid, 65534u);
+  EXPECT_EQ(status.st_gid, 65534u);
+}
+
+TEST(StorePermissions, AReadOnlyStoreIsNeverRewritten) {
+  TempDir dir;
+  const std::string path = dir.file("store.yaml");
+  sample_store().save(path);
+  fs::permissions(path, fs::perms(0444));
+  const std::string before = read_text(path);
+  EXPECT_TRUE(read_only_store(path));
+  for (const auto& write : std::vector<std::function<void()>>{
+           [&] { sample_store().save(path); }, [&] { ConfigStore::update(path, kTestDevice, add_entry); },
+           [&] { ConfigStore::check_writable(path); }}) {
+    const std::string message = store_error(write);
+    EXPECT_NE(message.find(path + ": is read-only (mode 0444"), std::string::npos) << message;
+    EXPECT_NE(message.find("make it writable"), std::string::npos) << message;
+  }
+  EXPECT_EQ(read_text(path), before);
+  EXPECT_EQ(mode_of(path), 0444u);
+  fs::permissions(path, fs::perms(0644));
+  EXPECT_FALSE(read_only_store(path));
+  EXPECT_FALSE(read_only_store(dir.file("absent.yaml")));
+}
+
+// A read-only store is passed over for one in the user's data directory (autotune copies it
+// there), even by root, whom its mode alone tells to leave it alone.
+TEST(StorePermissions, TheDefaultStoreToWriteIsNeverAReadOnlyOne) {
+  TempDir dir;
+  const std::string found = dir.file("found.yaml");
+  sample_store().save(found);
+  const ScopedEnv file("KGEMM_CONFIG_FILE", found), data("XDG_DATA_HOME", dir.file("data"));
+  EXPECT_EQ(writable_store_file(kTestDevice), found);
+  fs::permissions(found, fs::perms(0444));
+  EXPECT_EQ(writable_store_file(kTestDevice), dir.file("data") + "/kgemm/" + device_slug(kTestDevice) + ".yaml");
+}
+
+TEST(StoreLock, TheLockFileTakesTheStoresModeNotTheUmask) {
+  TempDir dir;
+  const std::string shared = dir.file("shared.yaml"), fresh = dir.file("fresh.yaml");
+  const ScopedUmask mask(022);
+  sample_store().save(shared);
+  fs::permissions(shared, fs::perms(0664));
+  ConfigStore::update(shared, kTestDevice, add_entry);
+  EXPECT_EQ(mode_of(shared + ".lock"), 0664u) << std::oct << "another member of the group could not open the lock";
+  fs::remove(shared + ".lock");
+  fs::permissions(shared, fs::perms(0600));
+  ConfigStore::update(shared, kTestDevice, add_entry);
+  EXPECT_EQ(mode_of(shared + ".lock"), 0600u) << std::oct;
+  {
+    const ScopedUmask group_mask(002);
+    ConfigStore::update(fresh, kTestDevice, add_entry);
+  }
+  EXPECT_EQ(mode_of(fresh + ".lock"), 0664u) << std::oct;
+  EXPECT_EQ(mode_of(fresh), 0664u) << std::oct;
+}
+
+// flock locks belong to an open file, so a second update inside the first's change waits for it
+// as another process would.
+TEST(StoreLock, AHeldLockIsWaitedForSayingWhoHoldsItAndGivenUpAfterTheTimeout) {
+  TempDir dir;
+  fs::create_directories(dir.file("real"));
+  const std::string path = dir.file("real/store.yaml"), link = dir.file("link.yaml");
+  sample_store().save(path);
+  fs::create_symlink(path, link);
+  const std::string holder = "pid " + std::to_string(getpid()) + " on host ";
+  std::string message, waiting;
+  double waited = 0;
+  ConfigStore::update(path, kTestDevice, [&](ConfigStore& store) {
+    add_entry(store);
+    // The record names this process while it holds the lock.
+    EXPECT_EQ(read_text(path + ".lock").rfind(holder, 0), 0u) << read_text(path + ".lock");
+    testing::internal::CaptureStderr();
+    const auto start = std::chrono::steady_clock::now();
+    message = store_error([&] { ConfigStore::update(link, kTestDevice, add_entry, 0.5); });
+    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    waiting = testing::internal::GetCapturedStderr();
+    // No wait at all with a timeout of 0, and nothing said about waiting.
+    testing::internal::CaptureStderr();
+    const std::string at_once = store_error([&] { ConfigStore::check_writable(link, 0.0); });
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    EXPECT_NE(at_once.find("is still held after 0 s, by " + holder), std::string::npos) << at_once;
+  });
+  EXPECT_GE(waited, 0.5);
+  EXPECT_LT(waited, 5.0);
+  EXPECT_NE(message.find(link + ": its lock " + path + ".lock is still held after 0.5 s, by " + holder),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("test_store"), std::string::npos) << "the holder's command is not named: " << message;
+  EXPECT_EQ(occurrences(waiting, "waiting for its lock " + path + ".lock, held by " + holder), 1u) << waiting;
+  EXPECT_NE(waiting.find("giving up after 0.5 s"), std::string::npos) << waiting;
+  EXPECT_EQ(read_text(path + ".lock"), "") << "a released lock still names a holder";
+  EXPECT_EQ(ConfigStore::load(path).entries().size(), sample_entries().size() + 1);
+}
+
+TEST(StoreTemps, LeftoversOfInterruptedSavesAreRemovedUnderTheLock) {
+  TempDir dir;
+  const std::string path = dir.file("store.yaml");
+  sample_store().save(path);
+  const std::vector<std::string> leftovers = {"store.yaml.tmp.AbC123", "store.yaml.tmp.zzzzzz"};
+  const std::vector<std::string> others = {"store.yaml.tmp.AbC12", "store.yaml.tmp.AbC1234", "store.yaml.tmp.AbC12-",
+                                           "other.yaml.tmp.AbC123", "xstore.yaml.tmp.AbC123", "store.yaml.tmp.Link12",
+                                           "store.yaml.tmp.Dir123"};
+  for (const std::string& name : leftovers) write_text(dir.file(name), "half a store");
+  for (const std::string& name : others) write_text(dir.file(name), "not ours");
+  fs::remove(dir.file("store.yaml.tmp.Link12"));
+  fs::create_symlink("other.yaml.tmp.AbC123", dir.file("store.yaml.tmp.Link12"));
+  fs::remove(dir.file("store.yaml.tmp.Dir123"));
+  fs::create_directories(dir.file("store.yaml.tmp.Dir123"));
+  std::vector<std::string> kept = others;
+  if (geteuid() == 0) {
+    write_text(dir.file("store.yaml.tmp.Other1"), "another user's");
+    ASSERT_EQ(chown(dir.file("store.yaml.tmp.Other1").c_str(), 65534, 65534), 0);
+    kept.push_back("store.yaml.tmp.Other1");
+  }
+  ConfigStore::update(path, kTestDevice, add_entry);
+  kept.push_back("store.yaml");
+  kept.push_back("store.yaml.lock");
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(names_in(dir.path()), kept);
+}
+
+TEST(StoreCheckWritable, ProvesARewriteWithoutWritingTheStore) {
+  TempDir dir;
+  const std::string path = dir.file("new/store.yaml");
+  ConfigStore::check_writable(path);
+  EXPECT_EQ(names_in(dir.file("new")), std::vector<std::string>{"store.yaml.lock"});
+  sample_store().save(path);
+  const std::string before = read_text(path);
+  ConfigStore::check_writable(path);
+  EXPECT_EQ(read_text(path), before);
+}
+
+TEST(StoreCheckWritable, RefusesWhatARewriteWouldFailAt) {
+  TempDir dir;
+  std::string message = store_error([] { ConfigStore::check_writable(""); });
+  EXPECT_NE(message.find("an empty name names no store file"), std::string::npos) << message;
+  message = store_error([&] { ConfigStore::check_writable(dir.path() + "/"); });
+  EXPECT_NE(message.find("names a directory, not a store file"), std::string::npos) << message;
+  // A name of 250 bytes is legal, but the temporary file beside it would not be.
+  const std::string long_name = dir.file(std::string(250, 'x'));
+  message = store_error([&] { ConfigStore::check_writable(long_name); });
+  EXPECT_NE(message.find("File name too long"), std::string::npos) << message;
+  EXPECT_NE(message.find("may be at most 244 bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("this one's is 250"), std::string::npos) << message;
+  // A lock that cannot be created.
+  fs::create_directories(dir.file("store.yaml.lock"));
+  message = store_error([&] { ConfigStore::check_writable(dir.file("store.yaml")); });
+  EXPECT_NE(message.find("cannot open the lock file " + dir.file("store.yaml.lock")), std::string::npos) << message;
+  // A directory that cannot be created.
+  write_text(dir.file("file"), "");
+  message = store_error([&] { ConfigStore::check_writable(dir.file("file/store.yaml")); });
+  EXPECT_NE(message.find("cannot create directory " + dir.file("file")), std::string::npos) << message;
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"file", "store.yaml.lock"})) << "a probe was left behind";
+}
+
+TEST(StoreCheckWritable, RefusesADirectoryItMayNotWrite) {
+  if (geteuid() == 0) GTEST_SKIP() << "root writes any directory; tools_bad_input.sh checks this as another user";
+  TempDir dir;
+  fs::create_directories(dir.file("locked"));
+  fs::permissions(dir.file("locked"), fs::perms(0555));
+  const std::string message = store_error([&] { ConfigStore::check_writable(dir.file("locked/store.yaml")); });
+  EXPECT_NE(message.find("cannot create a temporary file beside it"), std::string::npos) << message;
+  EXPECT_NE(message.find("Permission denied"), std::string::npos) << message;
+  fs::permissions(dir.file("locked"), fs::perms(0755));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,33 @@ refused "option --resume takes no value" "${tune[@]}" --shape 8x8x8 --resume=yes
 refused "option --reps is given 2 times" "${tune[@]}" --shape 8x8x8 --reps 3
 [ ! -e "$store" ] || { echo "FAIL: a refused run wrote $store"; failures=$((failures + 1)); }
 
+# A store that cannot be rewritten is refused before any shape is tuned (and merge before it
+# reads its inputs): an empty or over-long name (the temporary file beside it adds 11 bytes),
+# a read-only store, a lock that cannot be created, a directory that cannot be created.
+# before_tuning <fragment> <command...>: refused, and no shape was tuned first.
+before_tuning() {
+  refused "$@"
+  if grep -q '^\[1/' "$dir/err"; then fail "$2... tuned a shape before refusing"; fi
+}
+untouchable=("$autotune" --space "$space" --reps 2 --budget 1 --shape 8x8x8)
+before_tuning "an empty name names no store file" "${untouchable[@]}" --out ""
+before_tuning "an empty name names no store file" "${untouchable[@]}" --out=
+long_name=$dir/$(printf 'x%.0s' $(seq 250)).yaml
+before_tuning "may be at most 244 bytes: its temporary files add .tmp.XXXXXX; this one's is 255" "${untouchable[@]}" --out "$long_name"
+"${untouchable[@]}" --out "$dir/read-only.yaml" > /dev/null 2>&1 || fail "tuning read-only.yaml"
+chmod 0444 "$dir/read-only.yaml"
+cp "$dir/read-only.yaml" "$dir/read-only.before"
+before_tuning "read-only.yaml: is read-only (mode 0444" "${untouchable[@]}" --out "$dir/read-only.yaml"
+refused "read-only.yaml: is read-only (mode 0444" "$autotune" merge --out "$dir/read-only.yaml" "$dir/read-only.before"
+cmp -s "$dir/read-only.yaml" "$dir/read-only.before" && [ "$(stat -c %a "$dir/read-only.yaml")" = 444 ] ||
+  fail "a read-only store was rewritten"
+mkdir "$dir/lock-is-a-dir.yaml.lock"
+before_tuning "cannot open the lock file $dir/lock-is-a-dir.yaml.lock" "${untouchable[@]}" --out "$dir/lock-is-a-dir.yaml"
+refused "cannot open the lock file $dir/lock-is-a-dir.yaml.lock" "$autotune" merge --out "$dir/lock-is-a-dir.yaml" "$dir/read-only.before"
+touch "$dir/a-file"
+before_tuning "cannot create directory $dir/a-file" "${untouchable[@]}" --out "$dir/a-file/store.yaml"
+[ ! -e "$long_name" ] && [ ! -e "$dir/lock-is-a-dir.yaml" ] || fail "a refused run wrote a store"
+
 refused "option --reps: '0'" "$run" --space "$space" --reps 0
 refused "option --batch: '0'" "$run" --space "$space" --batch 0
 refused "'mb64_nb64_kb32_tm0_tn4_team16' is not a config string: 'tm0': tm must be 1 to 128" \

@@ -32,7 +32,7 @@
 namespace {
 
 const char* kHelp = R"(usage: autotune [options]
-       autotune merge --out FILE STORE...
+       autotune merge --out FILE [--lock-timeout S] STORE...
 Finds the fastest correct kernel config for each GEMM shape on one execution space and writes
 them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --space NAME        serial | openmp | cuda                        (default: )" KGEMM_DEFAULT_SPACE R"()
@@ -57,6 +57,9 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --out FILE          store to update (default: the device's store in the search path when
                       writable, else share/kgemm/configs beside the program when writable,
                       else $XDG_DATA_HOME/kgemm, which starts as a copy of a read-only store)
+  --lock-timeout S    wait at most S seconds (0: not at all) for the store's lock, then fail
+                      naming its holder (default: no limit; a wait says once who holds it).
+                      Writers hold it only while they rewrite the store
   --resume            skip shapes the store already has
   --shard I/N         tune only shard I of N (numbered from 0: 0/N .. N-1/N) of the
                       problem list (repeats dropped): problems I, I+N, I+2N, ... Each
@@ -80,11 +83,15 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
 merge: adds the entries of the STOREs (one device's, loaded strictly) to --out (created or
 extended); where two hold the same problem, the one with more GFLOP/s wins, and merge says so.
 The header keeps the stores' Kokkos and kgemm versions where they all agree.
-A bad or foreign store refuses the whole merge and leaves --out as it was.
+A bad or foreign store refuses the whole merge and leaves --out as it was. --lock-timeout
+bounds the wait for --out's lock as when tuning.
 Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
 fully written and every element (every 7th row and column on large problems) within an error
 bound derived from its inputs of the fp64 result; wrong configs never win.
 The store is rewritten atomically after every shape: Ctrl-C loses at most the current one.
+Before anything is tuned or merged, the store is proven writable (see docs/tuning.md, "The
+store file: guarantees"): a read-only store, an unwritable directory or a lock that cannot be
+taken ends the run at once.
 )";
 
 struct Request {
@@ -136,16 +143,24 @@ std::vector<Request> problems_to_tune(const kgemm::CommandLine& cli) {
   return taken;
 }
 
+// --lock-timeout: seconds, finite and >= 0.
+double parse_lock_timeout(const std::string& text) {
+  const auto seconds = kgemm::finite_at_least(text, 0);
+  if (!seconds)
+    throw std::invalid_argument("option --lock-timeout: '" + text + "' is not a number of seconds >= 0 (e.g. 0, 30, 600)");
+  return *seconds;
+}
+
 // The store autotune extends unless --out names one. When the store in use is read-only (an
 // installed prefix), a new one in the user's data directory starts as a copy of it: that
 // directory comes first in the search path, and dispatch must not lose the installed entries.
-std::string default_store_path(const kgemm::DeviceInfo& device) {
+std::string default_store_path(const kgemm::DeviceInfo& device, std::optional<double> lock_timeout) {
   const std::string found = kgemm::find_store_file(device), path = kgemm::writable_store_file(device);
   if (!found.empty() && path != found && access(path.c_str(), F_OK) != 0) {
     const kgemm::ConfigStore installed = kgemm::ConfigStore::open(found, device);
     kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& copy) {
       for (const kgemm::TunedEntry& entry : installed.entries()) copy.put(entry);
-    });
+    }, lock_timeout);
     std::fprintf(stderr, "autotune: %s is read-only; starting %s from its %zu entries\n", found.c_str(), path.c_str(),
                  installed.entries().size());
   }
@@ -257,7 +272,9 @@ kgemm::Evaluate evaluator(const ExecSpace& space, const kgemm::Problem& problem,
 template <class ExecSpace>
 void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
-  const std::string path = cli.has("out") ? cli.get("out", "") : default_store_path(device);
+  const std::optional<double> lock_timeout =
+      cli.has("lock-timeout") ? std::optional<double>(parse_lock_timeout(cli.get("lock-timeout", ""))) : std::nullopt;
+  const std::string path = cli.has("out") ? cli.get("out", "") : default_store_path(device, lock_timeout);
   // Read before anything is tuned: a foreign or bad store stops the run before time is spent.
   kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
   const kgemm::Strategy strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
@@ -268,6 +285,8 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const std::string cache = cli.get("cache", "");
   std::map<std::string, std::vector<kgemm::Evaluated>> replay;
   if (cli.has("replay")) replay = kgemm::load_measurements(cli.get("replay", ""));
+  // Proven before anything is tuned: a store found unwritable after the first shape costs its tuning.
+  kgemm::ConfigStore::check_writable(path, lock_timeout);
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
               kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
@@ -275,7 +294,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   if (cli.has("claim")) claims.emplace(cli.get("claim", ""));
   // A merge job lists every shard's store: an empty shard still leaves one.
   if ((cli.has("shard") || claims) && access(path.c_str(), F_OK) != 0)
-    store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {});
+    store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {}, lock_timeout);
   // The store as this run found it, read by the device's own facts (its bandwidth prices split
   // K): each search also starts from its config for the problem (store_start). What this run adds
   // is left out, so a run split among processes or shards tunes each problem as one run would.
@@ -366,7 +385,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       continue;
     }
     // Merged into the file as it is now: other autotune runs on the same store keep their entries.
-    store = kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& latest) { latest.put(entry); });
+    store = kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& latest) { latest.put(entry); }, lock_timeout);
     rows.push_back({request, entry, false, gate});
   }
   print_table(rows);
@@ -425,9 +444,11 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
   return failed == 0;
 }
 
-// autotune merge --out FILE STORE...: no Kokkos, no device; the stores name their device.
+// autotune merge --out FILE [--lock-timeout S] STORE...: no Kokkos, no device; the stores name
+// their device.
 int merge_command(int argc, char** argv) {
-  std::string out;
+  const char* usage = " (usage: autotune merge --out FILE [--lock-timeout S] STORE...)";
+  std::map<std::string, std::string> values;  // "--out", "--lock-timeout" -> value
   std::vector<std::string> inputs;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -435,19 +456,24 @@ int merge_command(int argc, char** argv) {
       std::cout << kHelp;
       return 0;
     }
-    if (arg == "--out" || arg.rfind("--out=", 0) == 0) {
-      if (!out.empty()) throw std::invalid_argument("merge: option --out is given twice; give it once");
-      if (arg == "--out" && i + 1 >= argc) throw std::invalid_argument("merge: option --out needs a value");
-      out = arg == "--out" ? argv[++i] : arg.substr(6);
-      if (out.empty()) throw std::invalid_argument("merge: option --out needs a file name");
+    const std::string name = arg.substr(0, arg.find('='));
+    if (name == "--out" || name == "--lock-timeout") {
+      if (values.count(name)) throw std::invalid_argument("merge: option " + name + " is given twice; give it once");
+      if (arg == name && i + 1 >= argc) throw std::invalid_argument("merge: option " + name + " needs a value");
+      values[name] = arg == name ? argv[++i] : arg.substr(name.size() + 1);
     } else if (arg.rfind("--", 0) == 0) {
-      throw std::invalid_argument("merge: unknown option " + arg + " (usage: autotune merge --out FILE STORE...)");
+      throw std::invalid_argument("merge: unknown option " + arg + usage);
     } else {
       inputs.push_back(arg);
     }
   }
-  if (out.empty()) throw std::invalid_argument("merge: --out FILE is required (usage: autotune merge --out FILE STORE...)");
-  const kgemm::MergeOutcome outcome = kgemm::merge_stores(inputs, out);
+  if (!values.count("--out")) throw std::invalid_argument("merge: --out FILE is required" + std::string(usage));
+  const std::string out = values["--out"];
+  if (out.empty()) throw std::invalid_argument("merge: option --out needs a file name");
+  const std::optional<double> lock_timeout =
+      values.count("--lock-timeout") ? std::optional<double>(parse_lock_timeout(values["--lock-timeout"])) : std::nullopt;
+  kgemm::ConfigStore::check_writable(out, lock_timeout);
+  const kgemm::MergeOutcome outcome = kgemm::merge_stores(inputs, out, lock_timeout);
   for (const std::string& clash : outcome.clashes) std::printf("clash: %s\n", clash.c_str());
   std::printf("merged %zu stores of %s into %s: %zu entries (%d added, %zu clashes)\n", inputs.size(),
               kgemm::to_string(outcome.store.header.device).c_str(), out.c_str(), outcome.store.entries().size(),
@@ -462,7 +488,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 2, argv + 2);
     kgemm::CommandLine cli(argc, argv,
                            {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
-                            "seed", "cache", "replay", "verify-store", "shard", "claim", "time-limit"},
+                            "seed", "cache", "replay", "verify-store", "shard", "claim", "time-limit", "lock-timeout"},
                            {"batched", "shared-b", "resume", "help"});
     if (cli.has("help")) {
       std::cout << kHelp;
@@ -477,7 +503,8 @@ int main(int argc, char** argv) {
       const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
       // The store names its space; options that only steer tuning would be silently ignored.
       for (const char* option : {"shapes", "shape", "image", "batch", "dtype", "batched", "shared-b", "strategy",
-                                 "budget", "out", "resume", "reps", "cache", "replay", "shard", "claim", "time-limit"})
+                                 "budget", "out", "resume", "reps", "cache", "replay", "shard", "claim", "time-limit",
+                                 "lock-timeout"})
         if (cli.has(option)) throw std::invalid_argument(std::string("--") + option + " does not apply to --verify-store");
       const auto lower = [](std::string text) {
         for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));

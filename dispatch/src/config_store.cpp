@@ -1,7 +1,5 @@
 #include "kgemm/dispatch/config_store.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -14,7 +12,6 @@
 #include <cstring>
 #include <ctime>
 #include <climits>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -23,6 +20,7 @@
 
 #include "kgemm/spaces/compat.hpp"
 #include "kgemm/text_number.hpp"
+#include "store_file.hpp"
 
 namespace kgemm {
 
@@ -254,71 +252,19 @@ ConfigStore ConfigStore::load(const std::string& path, std::vector<std::string>*
   return store;
 }
 
-namespace {
-
-// An exclusive lock on `<store>.lock` for the life of the object: writers of one store take
-// turns at read-merge-write. The lock file is never the store, so renaming a new store over
-// the old one does not drop the lock.
-class StoreLock {
- public:
-  explicit StoreLock(const std::string& path) : lock_path_(path + ".lock") {
-    fd_ = open(lock_path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw StoreError(path, "cannot open the lock file " + lock_path_ + ": " + std::strerror(errno));
-    while (flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) {
-        const int err = errno;
-        close(fd_);
-        throw StoreError(path, "cannot lock " + lock_path_ + ": " + std::strerror(err));
-      }
-  }
-  ~StoreLock() { close(fd_); }
-  StoreLock(const StoreLock&) = delete;
-  StoreLock& operator=(const StoreLock&) = delete;
-
- private:
-  std::string lock_path_;
-  int fd_ = -1;
-};
-
-void create_parent_directory(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  std::error_code error;
-  if (!parent.empty()) std::filesystem::create_directories(parent, error);
-  if (error) throw StoreError(path, "cannot create directory " + parent.string() + ": " + error.message());
+void ConfigStore::save(const std::string& path) const {
+  const std::string target = store_file::target_of(path);
+  store_file::refuse_read_only(path, target);
+  store_file::create_parent_directory(path, target);
+  store_file::TempFile(path, target).replace(to_yaml(*this));
 }
 
-}  // namespace
-
-void ConfigStore::save(const std::string& path) const {
-  create_parent_directory(path);
-  // Written to a new file of a name no one can predict or plant (mkstemp creates it, refusing
-  // an existing one), beside the target, and renamed over it: an interrupted save leaves the
-  // old file whole.
-  std::string temp = path + ".tmp.XXXXXX";
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw StoreError(path, "cannot create a temporary file beside it: " + std::string(std::strerror(errno)));
-  const mode_t mask = umask(0);
-  umask(mask);
-  const std::string text = to_yaml(*this);
-  bool written = fchmod(fd, 0666 & ~mask) == 0;
-  for (std::size_t done = 0; written && done < text.size();) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    written = n > 0;
-    if (written) done += std::size_t(n);
-  }
-  const int err = errno;
-  written = written && fsync(fd) == 0;
-  if (close(fd) != 0) written = false;
-  if (!written) {
-    std::remove(temp.c_str());
-    throw StoreError(path, "cannot write " + temp + ": " + std::strerror(err));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int rename_error = errno;
-    std::remove(temp.c_str());
-    throw StoreError(path, "cannot replace it with " + temp + ": " + std::strerror(rename_error));
-  }
+void ConfigStore::check_writable(const std::string& path, std::optional<double> lock_timeout) {
+  const std::string target = store_file::target_of(path);
+  store_file::refuse_read_only(path, target);
+  store_file::create_parent_directory(path, target);
+  { const store_file::TempFile probe(path, target); }
+  const store_file::StoreLock lock(path, target, lock_timeout);
 }
 
 ConfigStore ConfigStore::open(const std::string& path, const DeviceInfo& device) {
@@ -333,9 +279,12 @@ ConfigStore ConfigStore::open(const std::string& path, const DeviceInfo& device)
 }
 
 ConfigStore ConfigStore::update(const std::string& path, const DeviceInfo& device,
-                                const std::function<void(ConfigStore&)>& change) {
-  create_parent_directory(path);
-  const StoreLock lock(path);
+                                const std::function<void(ConfigStore&)>& change,
+                                std::optional<double> lock_timeout) {
+  const std::string target = store_file::target_of(path);
+  store_file::create_parent_directory(path, target);
+  const store_file::StoreLock lock(path, target, lock_timeout);
+  store_file::remove_stale_temps(target);
   ConfigStore store = open(path, device);
   // The file's device (same_device leaves a GPU's thread count out), with the bandwidth of the
   // caller's where it knows one: a store written before bandwidths were recorded gains it.

@@ -73,7 +73,8 @@ std::string find_store_file(const DeviceInfo& device) {
 std::string writable_store_file(const DeviceInfo& device) {
   const std::string found = find_store_file(device);
   const auto writable = [](const std::string& path) { return access(path.c_str(), W_OK) == 0; };
-  if (!found.empty() && writable(found) && writable(std::filesystem::path(found).parent_path().string())) return found;
+  if (!found.empty() && !read_only_store(found) && writable(std::filesystem::path(found).parent_path().string()))
+    return found;
   const std::string name = device_slug(device) + ".yaml";
   // A new store goes beside the installed ones when that place may be written; a read-only
   // store found there is never shadowed from it (the user's directory comes first in the path).

@@ -24,7 +24,8 @@ bool same_versions(const StoreHeader& a, const StoreHeader& b) {
 
 }  // namespace
 
-MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out) {
+MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out,
+                          std::optional<double> lock_timeout) {
   if (inputs.empty()) throw std::invalid_argument("kgemm: nothing to merge: name at least one input store");
   std::vector<ConfigStore> stores;
   for (const std::string& path : inputs) stores.push_back(ConfigStore::load(path));
@@ -72,7 +73,7 @@ MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::str
           source[entry.problem] = inputs[i];
         }
       }
-  });
+  }, lock_timeout);
   return outcome;
 }
 

@@ -3,6 +3,7 @@
 // fingerprinting the device, then one line per problem with its winning config and speeds.
 // Entries stay sorted, so a file's text depends only on its contents and diffs stay small.
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ struct StoreOrder {
   bool operator()(const Problem& x, const Problem& y) const;
 };
 
+// Whether `path` is an existing file that its owner made read-only (no write permission bit) or
+// that this user may not write: a store no rewrite replaces.
+bool read_only_store(const std::string& path);
+
 class ConfigStore {
  public:
   StoreHeader header;
@@ -65,8 +70,16 @@ class ConfigStore {
   // messages appended there instead (readers keep every good shape); the header must be good.
   static ConfigStore load(const std::string& path, std::vector<std::string>* refused = nullptr);
   // Replaces `path` atomically (an exclusively created temp file beside it, then rename),
-  // creating its directory. Throws StoreError on failure, leaving any previous file as it was.
+  // creating its directory. A symbolic link stays: the file it leads to is replaced (a link to
+  // nothing is refused). The new file keeps the old one's mode (and its owner and group where
+  // permitted); a new store gets 0666 & ~umask. A read-only store (read_only_store) is refused.
+  // Throws StoreError on failure, leaving any previous file as it was. Takes no lock: for a file
+  // no other process writes (update() is the writer for shared stores).
   void save(const std::string& path) const;
+  // Proves, before anything is worth losing, that update() can rewrite `path`: refuses what
+  // save() refuses, creates the directory, creates and removes a temporary file beside the
+  // store, and takes and releases its lock (waiting as update() does). Throws StoreError.
+  static void check_writable(const std::string& path, std::optional<double> lock_timeout = std::nullopt);
   // The store in `path` for `device`, loaded strictly (every entry must load: a writer that
   // dropped one would lose it), or an empty one with `device`'s header when there is no file.
   // Throws StoreError when the file is another device's or bad.
@@ -75,8 +88,14 @@ class ConfigStore {
   // (other writers may have added entries since this process last read it), applies `change`,
   // saves, and returns the store written. Concurrent writers thus end with the union of their
   // entries. The file is opened as open() does; throws StoreError when that fails.
+  // The lock is on `<file>.lock` beside the file the store's name leads to (through links), so
+  // every name of one store shares it; it is created with the store's mode, and names its holder
+  // while held. A held lock is waited for, saying once on stderr who holds it; after
+  // `lock_timeout` seconds (none: no limit; 0: no wait) StoreError names the holder. Under the
+  // lock, temporary files left beside the store by interrupted saves are removed.
   static ConfigStore update(const std::string& path, const DeviceInfo& device,
-                            const std::function<void(ConfigStore&)>& change);
+                            const std::function<void(ConfigStore&)>& change,
+                            std::optional<double> lock_timeout = std::nullopt);
 
   const TunedEntry* exact(const Problem& problem) const;
   // Adds the entry, replacing the one with an equal problem. Throws std::invalid_argument, and

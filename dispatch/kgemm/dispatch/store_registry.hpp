@@ -33,7 +33,7 @@ std::string user_store_directory();
 std::string find_store_file(const DeviceInfo& device);
 
 // Where autotune writes `device`'s store unless told: the store find_store_file names when it
-// may be written, else (no store yet) the program's or install prefix's configs directory when
+// may be rewritten (not read_only_store, in a writable directory), else (no store yet) the program's or install prefix's configs directory when
 // writable, else the user's data directory (an installed, read-only prefix).
 std::string writable_store_file(const DeviceInfo& device);
 

@@ -2,6 +2,7 @@
 // Merging stores tuned apart on one device (the shards of a job array, one process per GPU of
 // a node) into one: the union of their entries, the faster measurement kept where two hold
 // the same problem.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,9 @@ struct MergeOutcome {
 // more GFLOP/s wins (the one held on a tie). The output's header names the Kokkos and kgemm
 // versions of the stores where they all agree, the merging program's otherwise. Throws
 // StoreError naming the file and what is wrong, std::invalid_argument without inputs; the
-// output is untouched unless all succeeds.
-MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out);
+// output is untouched unless all succeeds. The output's lock is waited for as update() waits,
+// `lock_timeout` seconds at most (none: no limit).
+MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out,
+                          std::optional<double> lock_timeout = std::nullopt);
 
 }  // namespace kgemm
