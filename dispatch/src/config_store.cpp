@@ -44,6 +44,9 @@ StoreHeader StoreHeader::stamped(const DeviceInfo& device) {
 namespace {
 
 // One flow mapping per entry keeps each entry on one line: diffs show exactly what changed.
+// yaml-cpp's emitter writes the header, whose text (device names) may need quotes; the entries'
+// values never do (words, numbers, config strings), and are written directly: the emitter would
+// take seconds for a store of 100,000 entries.
 std::string to_yaml(const ConfigStore& store) {
   const StoreHeader& h = store.header;
   YAML::Emitter out;
@@ -53,20 +56,16 @@ std::string to_yaml(const ConfigStore& store) {
       << "arch" << h.device.arch << "threads" << h.device.threads;
   if (h.device.memory_gbps > 0) out << "memory_gbps" << shortest(h.device.memory_gbps);
   out << YAML::EndMap;
-  out << "kokkos" << h.kokkos_version << "kgemm" << h.kgemm_version << "date" << h.date;
-  out << "entries";
-  if (store.entries().empty()) out << YAML::Flow;
-  out << YAML::BeginSeq;
+  out << "kokkos" << h.kokkos_version << "kgemm" << h.kgemm_version << "date" << h.date << YAML::EndMap;
+  std::string text = std::string(out.c_str()) + (store.entries().empty() ? "\nentries: []\n" : "\nentries:\n");
   for (const TunedEntry& e : store.entries()) {
     const Problem& p = e.problem;
-    out << YAML::Flow << YAML::BeginMap << "kernel" << to_string(p.kernel)
-        << "dtype" << to_string(p.dtype) << "order" << std::string{p.a_order, p.b_order} << "m" << p.m << "n"
-        << p.n << "k" << p.k << "batch" << p.batch << "config" << to_string(e.config) << "gflops"
-        << shortest(e.gflops) << "default_gflops" << shortest(e.default_gflops) << "candidates" << e.candidates
-        << YAML::EndMap;
+    text += "  - {kernel: " + to_string(p.kernel) + ", dtype: " + to_string(p.dtype) + ", order: " + p.a_order +
+            p.b_order + ", m: " + std::to_string(p.m) + ", n: " + std::to_string(p.n) + ", k: " + std::to_string(p.k) +
+            ", batch: " + std::to_string(p.batch) + ", config: " + to_string(e.config) + ", gflops: " + shortest(e.gflops) +
+            ", default_gflops: " + shortest(e.default_gflops) + ", candidates: " + std::to_string(e.candidates) + "}\n";
   }
-  out << YAML::EndSeq << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
+  return text;
 }
 
 template <class Entries>

@@ -78,28 +78,35 @@ class FieldReader {
     return value.scalar;
   }
 
-  // parse(text) throws when the text is not what `expected` describes.
-  template <class Parse>
-  auto parsed(const char* key, const std::string& expected, Parse parse) const {
+  // parse(text) throws when the text is not what expected() describes (built only then: a
+  // store's every field is read through here).
+  template <class Expected, class Parse>
+  auto parsed(const char* key, Expected expected, Parse parse) const {
     const std::string value = text(key);
     try {
       return parse(value);
     } catch (const std::exception& e) {
       // The parser's own reason, when it gives one, says more than `expected`.
       const std::string reason = e.what(), prefix = "kgemm: ";
-      fail(node(key), path_of(key) + ": '" + value + "' is not " + expected +
+      fail(node(key), path_of(key) + ": '" + value + "' is not " + std::string(expected()) +
                           (reason.rfind(prefix, 0) == 0 ? " (" + reason.substr(prefix.size()) + ")" : ""));
     }
   }
+  template <class Parse>
+  auto parsed(const char* key, const char* expected, Parse parse) const {
+    return parsed(key, [&] { return expected; }, parse);
+  }
   int integer(const char* key, int min) const {
-    return parsed(key, "an integer from " + std::to_string(min) + " to " + std::to_string(INT_MAX),
+    return parsed(key, [&] { return "an integer from " + std::to_string(min) + " to " + std::to_string(INT_MAX); },
                   [&](const std::string& t) { return required(integer_in(t, min, INT_MAX)); });
   }
   // Measurements: finite, at most `max`, and positive unless `zero_allowed` (a default that
   // failed is 0).
   double measurement(const char* key, bool zero_allowed, double max = HUGE_VAL) const {
-    const std::string expected = std::string(zero_allowed ? "a finite number >= 0" : "a finite number > 0") +
-                                 (max < HUGE_VAL ? " and at most " + shortest(max) : "");
+    const auto expected = [&] {
+      return std::string(zero_allowed ? "a finite number >= 0" : "a finite number > 0") +
+             (max < HUGE_VAL ? " and at most " + shortest(max) : "");
+    };
     return parsed(key, expected, [&](const std::string& t) {
       const double value = required(finite_at_least(t, 0.0));
       if ((value == 0 && !zero_allowed) || value > max) throw std::invalid_argument(t);
@@ -172,7 +179,7 @@ TunedEntry read_entry(const FieldReader& fields) {
   p.n = fields.integer("n", 1);
   p.k = fields.integer("k", 1);
   p.batch = fields.integer("batch", 1);
-  entry.config = fields.parsed("config", "a config string like " + to_string(Config{}), parse_config);
+  entry.config = fields.parsed("config", [] { return "a config string like " + to_string(Config{}); }, parse_config);
   if (const std::string why = why_invalid(p); !why.empty()) fields.fail(fields.node("m"), fields.name() + ": " + why);
   entry.gflops = fields.rate("gflops", false);
   entry.default_gflops = fields.rate("default_gflops", true);
@@ -193,19 +200,20 @@ ConfigStore read_store(const std::string& path, std::string_view text, std::vect
   // Each entry read as the parser reaches it and kept in store order, with where it is.
   struct Located {
     TunedEntry entry;
-    std::string name;
+    std::size_t index;
     int line;
   };
+  const auto name_of = [](std::size_t index) { return "entries[" + std::to_string(index) + "]"; };
   std::map<Problem, Located, StoreOrder> entries;
   const Node root = store_yaml::parse(path, text, "entries", [&](Node&& item, std::size_t index) {
-    const std::string name = "entries[" + std::to_string(index) + "]";
     try {
-      const FieldReader fields(path, item, name, strict);
+      const FieldReader fields(path, item, name_of(index), strict);
       const TunedEntry entry = read_entry(fields);
-      const auto [seen, first] = entries.emplace(entry.problem, Located{entry, name, item.mark.line});
+      const auto [seen, first] = entries.emplace(entry.problem, Located{entry, index, item.mark.line});
       if (!first)
-        fields.fail(item, name + " repeats the problem " + to_string(entry.problem) + " of " + seen->second.name +
-                              " on line " + std::to_string(seen->second.line) + "; keep one of them");
+        fields.fail(item, name_of(index) + " repeats the problem " + to_string(entry.problem) + " of " +
+                              name_of(seen->second.index) + " on line " + std::to_string(seen->second.line) +
+                              "; keep one of them");
     } catch (const StoreError& e) {
       if (strict) throw;
       refused->push_back(e.what());
