@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kgemm.hpp"
@@ -240,13 +241,189 @@ TEST(StoreFile, PutReplacesTheEntryOfAnEqualProblem) {
   EXPECT_TRUE(*store.exact(kTunedShape) == better);
 }
 
-TEST(StoreFile, UnknownKeysAreIgnored) {
+// The path, in the file, of kTunedShape's entry ("entries[2]").
+std::string tuned_shape_entry() {
+  const ConfigStore store = sample_store();
+  const auto& entries = store.entries();
+  const auto at =
+      std::find_if(entries.begin(), entries.end(), [](const TunedEntry& e) { return e.problem == kTunedShape; });
+  return "entries[" + std::to_string(at - entries.begin()) + "]";
+}
+
+std::vector<std::string> sample_shards(const TempDir& dir, int files, const DeviceInfo& device = kTestDevice);
+
+// The line `what` first appears on in `text`, counted from 1.
+int line_of(const std::string& text, const std::string& what) {
+  const auto at = text.find(what);
+  EXPECT_NE(at, std::string::npos) << "'" << what << "' not in:\n" << text;
+  return int(std::count(text.begin(), text.begin() + std::min(at, text.size()), '\n')) + 1;
+}
+
+// Fields this build does not know (a newer kgemm's, or a note added by hand) anywhere in a store.
+std::string text_with_unknown_fields() {
   std::string text = saved_text(sample_store());
-  text = text_after_replacing(text, "candidates: 40}", "candidates: 40, tuned_by: ci}");
-  text = text_after_replacing(text, "\nentries:", "\nfuture_section: {a: 1, b: [2, 3]}\nentries:");
+  text = text_after_replacing(text, "candidates: 40}", "candidates: 40, note: tuned by ci}");
+  return text_after_replacing(text, "\nentries:", "\nnotes: {a: 1, b: [2, 3]}\nentries:");
+}
+
+// Readers (the lenient load dispatch uses) read what they know of a store with fields they do
+// not, so a newer kgemm's store still dispatches; writers (the strict load, open, update and
+// merge) refuse it naming the field, since rewriting it would drop the field.
+TEST(StoreFile, UnknownFieldsAreReadByReadersAndRefusedByWriters) {
   TempDir dir;
-  write_text(dir.file("newer.yaml"), text);
-  EXPECT_TRUE(ConfigStore::load(dir.file("newer.yaml")).entries() == sample_store().entries());
+  const std::string path = dir.file("newer.yaml");
+  write_text(path, text_with_unknown_fields());
+  std::vector<std::string> refused;
+  EXPECT_TRUE(ConfigStore::load(path, &refused).entries() == sample_store().entries());
+  EXPECT_TRUE(refused.empty());
+
+  const std::string entry_note = text_after_replacing(saved_text(sample_store()), "candidates: 40}", "candidates: 40, note: x}");
+  const std::string top_level_notes = text_after_replacing(saved_text(sample_store()), "\nentries:", "\nnotes: hand-tuned\nentries:");
+  const std::string device_field = text_after_replacing(saved_text(sample_store()), "threads: 4}", "threads: 4, cores: 2}");
+  // Each with the text its message names the line of.
+  const std::tuple<std::string, std::string, std::string> cases[] = {
+      {entry_note, "'" + tuned_shape_entry() + ".note' is not a field this kgemm knows", "note: x"},
+      {top_level_notes, "'notes' is not a field this kgemm knows", "notes:"},
+      {device_field, "'device.cores' is not a field this kgemm knows", "cores:"},
+  };
+  for (const auto& [text, reason, where] : cases) {
+    const std::string message = load_error(text);
+    EXPECT_NE(message.find(reason), std::string::npos) << message << "\nmissing: " << reason;
+    EXPECT_NE(message.find("use the kgemm that wrote the store, or remove the field"), std::string::npos) << message;
+    EXPECT_NE(message.find("line " + std::to_string(line_of(text, where)) + ","), std::string::npos) << message;
+  }
+
+  // The writers: the file stays as it was.
+  const std::string before = read_text(path);
+  EXPECT_THROW(ConfigStore::open(path, kTestDevice), StoreError);
+  EXPECT_THROW(ConfigStore::update(path, kTestDevice, [](ConfigStore&) {}), StoreError);
+  const std::vector<std::string> inputs = sample_shards(dir, 1);
+  EXPECT_THROW(merge_stores({path}, dir.file("merged.yaml")), StoreError);
+  EXPECT_THROW(merge_stores(inputs, path), StoreError);
+  EXPECT_EQ(read_text(path), before);
+  EXPECT_FALSE(fs::exists(dir.file("merged.yaml")));
+}
+
+// Stores carry their format; one without (written before formats were numbered) is format 1.
+// A newer format is read by readers and refused by writers, naming it.
+TEST(StoreFile, FormatIsWrittenAndANewerOneOnlyRead) {
+  const std::string text = saved_text(sample_store());
+  EXPECT_EQ(text.find("\nformat: " + std::to_string(kStoreFormat) + "\n"), text.find('\n')) << text;
+  TempDir dir;
+  write_text(dir.file("old.yaml"), text_after_replacing(text, "\nformat: 1\n", "\n"));
+  EXPECT_TRUE(ConfigStore::load(dir.file("old.yaml")).entries() == sample_store().entries());
+
+  const std::string newer = text_after_replacing(text, "format: 1", "format: " + std::to_string(kStoreFormat + 1));
+  write_text(dir.file("newer.yaml"), newer);
+  std::vector<std::string> refused;
+  EXPECT_TRUE(ConfigStore::load(dir.file("newer.yaml"), &refused).entries() == sample_store().entries());
+  const std::string message = load_error(newer);
+  EXPECT_NE(message.find("line 2, column 9: format " + std::to_string(kStoreFormat + 1) + " is newer than this kgemm's (" +
+                         std::to_string(kStoreFormat) + ")"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("kgemm " + sample_store().header.kgemm_version), std::string::npos) << message;
+  for (const char* bad : {"0", "one", "[1]"}) {
+    const std::string wrong = load_error(text_after_replacing(text, "format: 1", std::string("format: ") + bad));
+    EXPECT_NE(wrong.find("format"), std::string::npos) << wrong;
+  }
+}
+
+// Two stores in one file, as `cat a.yaml b.yaml` or a YAML document separator leaves them: only
+// the first would be read and a rewrite would drop the second.
+TEST(StoreFile, TwoStoresInOneFileAreRefused) {
+  const std::string one = saved_text(sample_store());
+  const std::string separated = one + "---\n" + one;
+  std::string message = load_error(separated);
+  const std::string second_line = std::to_string(int(std::count(one.begin(), one.end(), '\n')) + 1);
+  EXPECT_NE(message.find("line " + second_line + ", column 1: a second YAML document starts here"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("a store file holds one store"), std::string::npos) << message;
+
+  message = load_error(one + one);
+  // The second store's first key repeats the first store's.
+  const std::string again = std::to_string(int(std::count(one.begin(), one.end(), '\n')) + line_of(one, "format:"));
+  EXPECT_NE(message.find("line " + again + ", column 1: 'format' appears twice in one mapping, on line " +
+                         std::to_string(line_of(one, "format:")) + " and line " + again),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("a store file holds one store"), std::string::npos) << message;
+}
+
+// A key twice in one mapping: YAML keys are unique, and a reader taking either would hide the other.
+TEST(StoreFile, RepeatedKeysAreRefusedNamingBothLines) {
+  const std::string good = saved_text(sample_store());
+  const int entry_line = line_of(good, "m: 12544");
+  const std::string entry = tuned_shape_entry();
+  const std::pair<std::pair<std::string, std::string>, std::string> cases[] = {
+      {{"candidates: 40}", "candidates: 40, config: mb64_nb64_kb32_tm4_tn4_team16}"},
+       entry + ".config' appears twice in one mapping, on line " + std::to_string(entry_line) + " and line " +
+           std::to_string(entry_line)},
+      {{"gflops: 55.2,", "gflops: 55.2, gflops: 60,"}, entry + ".gflops' appears twice"},
+      {{"\nentries:", "\nkokkos: 9.9.9\nentries:"},
+       "'kokkos' appears twice in one mapping, on line " + std::to_string(line_of(good, "kokkos:")) + " and line " +
+           std::to_string(line_of(good, "entries:"))},
+      {{"threads: 4}", "threads: 4, threads: 8}"}, "'device.threads' appears twice"},
+  };
+  for (const auto& [change, reason] : cases) {
+    const std::string message = load_error(text_after_replacing(good, change.first, change.second));
+    EXPECT_NE(message.find(reason), std::string::npos) << message << "\nmissing: " << reason;
+  }
+  // Dispatch's lenient load refuses such a file too: it is not YAML.
+  TempDir dir;
+  write_text(dir.file("twice.yaml"), text_after_replacing(good, "gflops: 55.2,", "gflops: 55.2, gflops: 60,"));
+  std::vector<std::string> refused;
+  EXPECT_THROW(ConfigStore::load(dir.file("twice.yaml"), &refused), StoreError);
+}
+
+// Measurements no device makes: a rate past kMaxStoreGflops would let one entry outrank every
+// other in the dispatch model (and 1.8e308 overflows it).
+TEST(StoreFile, ImplausibleRatesAreRefused) {
+  const std::string good = saved_text(sample_store());
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"gflops: 55.2", "gflops: 1.8e308"},
+                                 {"default_gflops: 12.1", "default_gflops: 2e7"}}) {
+    const std::string message = load_error(text_after_replacing(good, from, to));
+    EXPECT_NE(message.find(tuned_shape_entry() + "." + to.substr(0, to.find(':')) + ": '" + to.substr(to.find(' ') + 1) +
+                           "' is not a finite number"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("at most 1e+07"), std::string::npos) << message;
+  }
+  ConfigStore store = sample_store();
+  EXPECT_THROW(store.put({gemm_f32(1, 2, 3), {}, 2 * kMaxStoreGflops, 1, 1}), std::invalid_argument);
+  EXPECT_NO_THROW(store.put({gemm_f32(1, 2, 3), {}, kMaxStoreGflops, kMaxStoreGflops, 1}));
+}
+
+// Causes a YAML parser reports as something else, each named.
+TEST(StoreFile, UnsupportedTextIsNamed) {
+  const std::string good = saved_text(sample_store());
+  std::string nul = good;
+  nul[good.find("kokkos:") + 2] = '\0';
+  std::string message = load_error(nul);
+  EXPECT_NE(message.find("contains a NUL byte at line " + std::to_string(line_of(good, "kokkos:")) + ", column 3"),
+            std::string::npos)
+      << message;
+
+  std::string mac = good;
+  std::replace(mac.begin(), mac.end(), '\n', '\r');
+  message = load_error(mac);
+  EXPECT_NE(message.find("uses CR-only line ends"), std::string::npos) << message;
+
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\nentries:", "\nbase: &base {a: 1}\nentries:"},
+                                 {"candidates: 40}", "candidates: 40, <<: *base}"},
+                                 {"gflops: 55.2", "gflops: *rate"}}) {
+    message = load_error(text_after_replacing(good, from, to));
+    EXPECT_NE(message.find("YAML anchors, aliases and merge keys (<<) are not supported in stores"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("line " + std::to_string(line_of(text_after_replacing(good, from, to), to.substr(to.find_first_of("&*<"))))), std::string::npos) << message;
+  }
+
+  // Windows line ends are line ends.
+  std::string crlf;
+  for (char ch : good) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+  TempDir dir;
+  write_text(dir.file("crlf.yaml"), crlf);
+  EXPECT_TRUE(ConfigStore::load(dir.file("crlf.yaml")).entries() == sample_store().entries());
 }
 
 // A device's memory bandwidth is written where it is known and read back exactly; a store without
@@ -288,15 +465,6 @@ TEST(StoreFile, SyntaxErrorNamesLineAndColumn) {
   EXPECT_NE(message.find("YAML syntax error"), std::string::npos) << message;
   EXPECT_NE(message.find("line "), std::string::npos) << message;
   EXPECT_NE(message.find("column "), std::string::npos) << message;
-}
-
-// The path, in the file, of kTunedShape's entry ("entries[2]").
-std::string tuned_shape_entry() {
-  const ConfigStore store = sample_store();
-  const auto& entries = store.entries();
-  const auto at =
-      std::find_if(entries.begin(), entries.end(), [](const TunedEntry& e) { return e.problem == kTunedShape; });
-  return "entries[" + std::to_string(at - entries.begin()) + "]";
 }
 
 TEST(StoreFile, MissingKeyNamesEntryAndKey) {
@@ -973,11 +1141,35 @@ TEST(DispatchModel, ExactEntryFirstAndComparableEntriesOnly) {
   EXPECT_TRUE(ranked_sources(store, Problem{Kernel::Gemm, DType::F32, 't', 't', 1000, 64, 147, 1}).empty());
 }
 
+// Entries at the edges of what a store holds: the largest shapes (their flop counts far past
+// 64-bit integers), the largest and the smallest rates, a GPU of INT_MAX SMs, bandwidths from
+// the smallest double up. Every prediction is a finite rate >= 0.
+TEST(DispatchModel, PredictionsStayFiniteAtTheEdgesOfTheStore) {
+  const int huge = std::numeric_limits<int>::max();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const Config config{64, 64, 32, 8, 4, 128};
+  const std::vector<TunedEntry> entries = {{gemm_f32(huge, huge, huge), config, kMaxStoreGflops, 1, 1},
+                                           {gemm_f32(huge, 1, huge), config, tiny, 0, 1},
+                                           {gemm_f32(1, 1, 1), config, kMaxStoreGflops, 1, 1},
+                                           {gemm_f32(1, huge, 1), config, tiny, 0, 1}};
+  const Problem problems[] = {gemm_f32(huge, huge, huge), gemm_f32(1, 1, 1), gemm_f32(huge, 1, 1), gemm_f32(1000, 64, huge)};
+  for (const DeviceInfo& base : {kOneThreadHost, kHundredSmGpu, DeviceInfo{"cuda", "GPU", "sm_90", huge}})
+    for (double gbps : {0.0, tiny, 1.0, std::numeric_limits<double>::max()})
+      for (const Problem& problem : problems) {
+        const auto ranked = rank_stored_configs(store_of(with_bandwidth(base, gbps), entries), problem);
+        EXPECT_FALSE(ranked.empty());
+        for (const RatePrediction& r : ranked)
+          EXPECT_TRUE(std::isfinite(r.gflops) && r.gflops >= 0)
+              << r.gflops << " GFLOP/s for " << to_string(problem) << " from " << to_string(r.source.problem) << " on "
+              << to_string(base) << " at " << gbps << " GB/s";
+      }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Merging the stores of shards
 
 // The sample entries split among files: entry i goes to file i % files.size().
-std::vector<std::string> sample_shards(const TempDir& dir, int files, const DeviceInfo& device = kTestDevice) {
+std::vector<std::string> sample_shards(const TempDir& dir, int files, const DeviceInfo& device) {
   std::vector<ConfigStore> shards(files);
   std::vector<std::string> paths;
   for (int i = 0; i < files; ++i) shards[i].header = StoreHeader::stamped(device);

@@ -1,6 +1,7 @@
 #include "kgemm/dispatch/dispatch_model.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 
@@ -25,7 +26,9 @@ int team_slots(const Config& config, const DeviceInfo& device) {
   const int team = std::max(config.team, 1), units = std::max(device.threads, 1);
   if (device.is_host()) return std::max(1, units / team);
   const int resident = std::max(1, std::min(kSmBlocks, kSmThreads / team));
-  return units * std::min(resident, ceil_div(kSaturatingThreadsPerSm, team));
+  // Saturated: a store's header may name up to INT_MAX SMs.
+  const std::int64_t slots = std::int64_t(units) * std::min(resident, ceil_div(kSaturatingThreadsPerSm, team));
+  return int(std::min<std::int64_t>(slots, INT_MAX));
 }
 
 ConfigFit config_fit(const Problem& p, const Config& c, const DeviceInfo& device) {
@@ -43,7 +46,7 @@ ConfigFit config_fit(const Problem& p, const Config& c, const DeviceInfo& device
   fit.fixed_depth = device.is_host() ? kHostFixedDepth
                                      : (c.slab_buffers ? c.slab_buffers : kGpuSlabBuffers) * std::min(c.kb, p.k);
   // No K, no arithmetic: nothing for a fixed cost to weigh against.
-  fit.depth = fit.team_depth > 0 ? double(fit.team_depth) / (fit.team_depth + fit.fixed_depth) : 1;
+  fit.depth = fit.team_depth > 0 ? double(fit.team_depth) / (double(fit.team_depth) + fit.fixed_depth) : 1;
   return fit;
 }
 
@@ -77,10 +80,9 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
   // A stored shape has extents >= 1 (why_bad), so its fit and rate are positive.
   const double multiply_gflops = source.gflops / r.source_busy * r.on_problem.product() / r.on_source.product();
   const double sum_s = sum_pass_seconds(r.on_problem, config, device);
-  if (sum_s > 0 && multiply_gflops > 0) {
-    const double multiply_s = flops(problem) / (multiply_gflops * 1e9);
-    r.busy = multiply_s / (multiply_s + sum_s);
-  }
+  // multiply / (multiply + sum) as 1 / (1 + sum / multiply): a multiply time and a sum pass
+  // that both overflow (a rate near 0 against a bandwidth near 0) give 0, not NaN.
+  if (sum_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + sum_s * (multiply_gflops * 1e9) / flops(problem));
   r.distance = shape_distance(problem, source.problem);
   r.trust = std::exp(-trust_decay(device) * r.distance);
   r.exact = source.problem == problem && config == source.config;

@@ -2,6 +2,8 @@
 // The tuned configs of one device, kept as a YAML file (configs/<device-slug>.yaml): a header
 // fingerprinting the device, then one line per problem with its winning config and speeds.
 // Entries stay sorted, so a file's text depends only on its contents and diffs stay small.
+// What a file may hold and what each way of reading it guarantees: docs/tuning.md, "The store
+// file: guarantees".
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +15,17 @@
 #include "kgemm/spaces/device_info.hpp"
 
 namespace kgemm {
+
+// The store file format this build reads completely and writes (`format:` in the header; a file
+// without one is format 1). A kgemm raises it when stores gain something an older kgemm cannot
+// write back. Fields keep their meaning in every format, so an older kgemm still reads what it
+// knows of a newer store; it does not write one (ConfigStore::load, strict).
+inline constexpr int kStoreFormat = 1;
+
+// The largest rate a store holds, GFLOP/s: 10 PFLOP/s, ten times the fastest single device's
+// dense fp16 peak. A rate past it is no measurement, and would outrank every other entry in the
+// dispatch model.
+inline constexpr double kMaxStoreGflops = 1e7;
 
 struct StoreHeader {
   DeviceInfo device;
@@ -46,7 +59,8 @@ class StoreError : public std::runtime_error {
 };
 
 // Why `entry` cannot be stored (empty when it can): an invalid or empty shape, a malformed
-// config, a measurement that is not finite or not positive (the default's may be 0: it failed).
+// config, a measurement that is not finite, not positive (the default's may be 0: it failed) or
+// past kMaxStoreGflops.
 std::string why_bad(const TunedEntry& entry);
 
 // The order entries are kept and written in: kernel, dtype, a/b order, batch, m, n, k.
@@ -62,12 +76,19 @@ class ConfigStore {
  public:
   StoreHeader header;
 
-  // Throws StoreError naming what is wrong and where: yaml-cpp's line and column for syntax
-  // errors, the entry and key for a missing or bad field. Unknown keys are ignored (newer files).
+  // Throws StoreError naming what is wrong and where: the line and column, and the field's path
+  // ("entries[3].config"). The file must be one YAML document of the subset stores are written
+  // in (block and one-line flow mappings and lists, plain and quoted values, comments; no
+  // anchors, aliases, merge keys, tags or multi-line values), each key once per mapping.
   // An entry is bad when a field does not parse, its config is malformed (why_malformed), its
-  // problem is invalid (why_invalid), a measurement is not finite or not positive, or it
-  // repeats an earlier entry's problem. With `refused`, bad entries are left out and their
-  // messages appended there instead (readers keep every good shape); the header must be good.
+  // problem is invalid (why_invalid), a measurement is not finite, not positive or past
+  // kMaxStoreGflops, or it repeats an earlier entry's problem.
+  // Strict (no `refused`: writers, whose rewrite must keep everything the file holds): any bad
+  // entry, a key this build does not know or a format newer than kStoreFormat is refused.
+  // Lenient (with `refused`: readers): bad entries are left out and their messages appended
+  // there (readers keep every good shape), unknown keys and newer formats are read as far as
+  // this build knows them; the header must be good. Saving a leniently loaded store drops what
+  // it left out.
   static ConfigStore load(const std::string& path, std::vector<std::string>* refused = nullptr);
   // Replaces `path` atomically (an exclusively created temp file beside it, then rename),
   // creating its directory. A symbolic link stays: the file it leads to is replaced (a link to
@@ -80,8 +101,8 @@ class ConfigStore {
   // save() refuses, creates the directory, creates and removes a temporary file beside the
   // store, and takes and releases its lock (waiting as update() does). Throws StoreError.
   static void check_writable(const std::string& path, std::optional<double> lock_timeout = std::nullopt);
-  // The store in `path` for `device`, loaded strictly (every entry must load: a writer that
-  // dropped one would lose it), or an empty one with `device`'s header when there is no file.
+  // The store in `path` for `device`, loaded strictly (every entry and key must load: a writer
+  // that dropped one would lose it), or an empty one with `device`'s header when there is no file.
   // Throws StoreError when the file is another device's or bad.
   static ConfigStore open(const std::string& path, const DeviceInfo& device);
   // Read-merge-write under an exclusive lock on `<path>.lock`: reads the file as it is now
