@@ -26,6 +26,7 @@
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/store_merge.hpp"
+#include "kgemm/tuner/tool_output.hpp"
 #include "kgemm/text_number.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
 
@@ -271,6 +272,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
               kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
+  kgemm::flush_output();  // an output that cannot be written stops the run before hours of tuning
   std::optional<kgemm::ProblemClaims> claims;
   if (cli.has("claim")) claims.emplace(cli.get("claim", ""));
   // A merge job lists every shard's store: an empty shard still leaves one.
@@ -419,7 +421,7 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
     failed += !why.empty();
     std::printf("[%zu/%zu] %s %s: %s\n", ++index, count, kgemm::to_string(entry.problem).c_str(),
                 kgemm::to_string(entry.config).c_str(), why.empty() ? "ok" : ("FAILED, " + why).c_str());
-    std::fflush(stdout);
+    kgemm::flush_output();
   }
   std::printf("verify-store: %zu of %zu entries failed\n", failed, count);
   return failed == 0;
@@ -458,7 +460,7 @@ int merge_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return kgemm::run_tool("autotune", [&] {
     if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 2, argv + 2);
     kgemm::CommandLine cli(argc, argv,
                            {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
@@ -492,9 +494,6 @@ int main(int argc, char** argv) {
       return passed ? 0 : 1;
     }
     kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) { tune(space, cli); });
-  } catch (const std::exception& e) {
-    std::cerr << "autotune: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }
