@@ -74,6 +74,30 @@ fi
 "$autotune" --space "$space" --reps 1 --budget 1 --shape 8x8x8 --out "$dir/kokkos-flags.yaml" --kokkos-num-threads=1 \
   > "$dir/out" 2>&1 || { echo "FAIL: autotune refused --kokkos-num-threads=1:"; head -n 5 "$dir/out"; failures=$((failures + 1)); }
 
+# --- Kokkos' own settings (issue 39): Kokkos 3.4 and 4.x abort (SIGABRT) or answer "stoi" on a bad
+# thread count or device id; both tools check the flags and environment variables first and
+# refuse them, naming the setting and the values it takes.
+run8=("$run" --space "$space" --shape 8x8x8 --reps 1)
+tune8=("$autotune" --space "$space" --reps 1 --budget 1 --shape 8x8x8 --out "$dir/kokkos.yaml")
+for threads in 0 -1 abc 2147483648 0x4 4x ""; do
+  for tool in run8 tune8; do
+    declare -n command=$tool
+    refused "option --kokkos-num-threads: '$threads' is not an integer from 1 to 2147483647" \
+      "${command[@]}" "--kokkos-num-threads=$threads"
+    refused "environment variable KOKKOS_NUM_THREADS: '$threads' is not an integer from 1 to 2147483647" \
+      env KOKKOS_NUM_THREADS="$threads" "${command[@]}"
+  done
+done
+for tool in run8 tune8; do
+  declare -n command=$tool
+  refused "'--kokkos-num-threads' is not --kokkos-num-threads=N with N an integer from 1" "${command[@]}" --kokkos-num-threads
+  refused "option --kokkos-threads: '0' is not an integer from 1" "${command[@]}" --kokkos-threads=0
+  refused "option --kokkos-device-id: '-1' is not an integer from 0 to 2147483647" "${command[@]}" --kokkos-device-id=-1
+  refused "environment variable KOKKOS_DEVICE_ID: 'x' is not an integer from 0" env KOKKOS_DEVICE_ID=x "${command[@]}"
+done
+unset -n command
+[ ! -e "$dir/kokkos.yaml" ] || fail "autotune refused Kokkos' settings but wrote its store"
+
 # A store path that is a directory or a FIFO: the library warns and runs on its defaults.
 mkfifo "$dir/fifo.yaml"
 for file in "$dir" "$dir/fifo.yaml"; do

@@ -20,6 +20,7 @@
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
@@ -470,9 +471,7 @@ int main(int argc, char** argv) {
       std::cout << kHelp;
       return 0;
     }
-    kgemm::pin_openmp_threads_unless_set();
-    kgemm::KokkosArguments kokkos_arguments(argc, argv);
-    Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
+    const kgemm::KokkosSession kokkos(argc, argv);
     if (cli.has("verify-store")) {
       const std::string path = cli.get("verify-store", "");
       std::vector<std::string> refused;

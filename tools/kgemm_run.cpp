@@ -23,6 +23,7 @@
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/tuner/hashed_reference.hpp"
+#include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/timing.hpp"
 #include "kgemm/tuner/tool_output.hpp"
 
@@ -667,9 +668,7 @@ int main(int argc, char** argv) {
       explain_store(plan);
       return 0;
     }
-    kgemm::pin_openmp_threads_unless_set();
-    kgemm::KokkosArguments kokkos_arguments(argc, argv);
-    Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
+    const kgemm::KokkosSession kokkos(argc, argv);
     run_plan(plan);
     return 0;
   });
