@@ -97,6 +97,8 @@ struct Request {
 std::vector<Request> requests(const kgemm::CommandLine& cli) {
   const bool batched = cli.has("batched"), shared_b = cli.has("shared-b");
   if (shared_b && !batched) throw std::invalid_argument("--shared-b applies to --batched only");
+  if (cli.has("shape") && (cli.has("shapes") || cli.has("image")))
+    throw std::invalid_argument("--shape gives the GEMMs itself; --shapes and --image apply to a model only");
   std::vector<Request> out;
   for (const std::string& dtype : cli.get_list("dtype", "fp32"))
     for (int batch : cli.get_count_list("batch", "1")) {

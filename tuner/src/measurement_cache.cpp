@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "kgemm/text_number.hpp"
 #include "kgemm/tuner/tool_output.hpp"
 
 namespace kgemm {
@@ -44,7 +45,11 @@ std::map<std::string, std::vector<Evaluated>> load_measurements(const std::strin
       problem = to_string(parse_problem(problem));
       e.config = parse_config(config);
       e.measurement.correct = value != "wrong";
-      e.measurement.gflops = e.measurement.correct ? std::stod(value) : 0.0;
+      if (e.measurement.correct) {
+        const auto gflops = finite_at_least(value, 0);
+        if (!gflops) throw std::invalid_argument("'" + value + "' is neither a finite GFLOP/s >= 0 nor 'wrong'");
+        e.measurement.gflops = *gflops;
+      }
     } catch (const std::exception& error) {
       throw std::runtime_error("kgemm: " + path + ":" + std::to_string(number) + ": not a measurement line (" +
                                error.what() + ")");
