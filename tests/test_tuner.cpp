@@ -438,11 +438,12 @@ TEST(Shard, ParsesIndexOfCountFromZero) {
     EXPECT_EQ(shard.count, count) << text;
   }
   const std::pair<std::string, std::string> bad[] = {
-      {"2/2", "the index must be below the count 2, so 1 at most"},
-      {"4/2", "the index must be below the count 2"},
-      {"1/0", "the count n must be an integer >= 1"},
-      {"0/-2", "the count n must be an integer >= 1"},
-      {"-1/2", "the index i must be an integer >= 0"},
+      {"2/2", "the index i must be an integer from 0 to n-1 = 1"},
+      {"4/2", "the index i must be an integer from 0 to n-1 = 1"},
+      {"1/0", "the count n must be an integer from 1 to 2147483647"},
+      {"0/-2", "the count n must be an integer from 1 to 2147483647"},
+      {"-1/2", "the index i must be an integer from 0 to n-1 = 1"},
+      {"2147483647/2147483648", "the count n must be an integer from 1 to 2147483647"},
       {"1", "no '/'"},
       {"", "no '/'"},
       {"/2", "the index i must be"},

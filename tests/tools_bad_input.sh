@@ -101,6 +101,49 @@ fi
 "$autotune" --space "$space" --reps 1 --budget 1 --shape 8x8x8 --out "$dir/kokkos-flags.yaml" --kokkos-num-threads=1 \
   > "$dir/out" 2>&1 || { echo "FAIL: autotune refused --kokkos-num-threads=1:"; head -n 5 "$dir/out"; failures=$((failures + 1)); }
 
+# --- Kokkos' own settings (issue 39): Kokkos 3.4 and 4.x abort (SIGABRT) or answer "stoi" on a bad
+# thread count or device id; both tools check the flags and environment variables first and
+# refuse them, naming the setting and the values it takes.
+run8=("$run" --space "$space" --shape 8x8x8 --reps 1)
+tune8=("$autotune" --space "$space" --reps 1 --budget 1 --shape 8x8x8 --out "$dir/kokkos.yaml")
+for threads in 0 -1 abc 2147483648 0x4 4x ""; do
+  for tool in run8 tune8; do
+    declare -n command=$tool
+    refused "option --kokkos-num-threads: '$threads' is not an integer from 1 to 2147483647" \
+      "${command[@]}" "--kokkos-num-threads=$threads"
+    refused "environment variable KOKKOS_NUM_THREADS: '$threads' is not an integer from 1 to 2147483647" \
+      env KOKKOS_NUM_THREADS="$threads" "${command[@]}"
+  done
+done
+for tool in run8 tune8; do
+  declare -n command=$tool
+  refused "'--kokkos-num-threads' is not --kokkos-num-threads=N with N an integer from 1" "${command[@]}" --kokkos-num-threads
+  refused "option --kokkos-threads: '0' is not an integer from 1" "${command[@]}" --kokkos-threads=0
+  refused "option --kokkos-device-id: '-1' is not an integer from 0 to 2147483647" "${command[@]}" --kokkos-device-id=-1
+  refused "environment variable KOKKOS_DEVICE_ID: 'x' is not an integer from 0" env KOKKOS_DEVICE_ID=x "${command[@]}"
+done
+unset -n command
+[ ! -e "$dir/kokkos.yaml" ] || fail "autotune refused Kokkos' settings but wrote its store"
+
+# --- Numbers past their range (issue 39): the message states the values the option takes, never
+# a bare "stoi", "stod" or a bound the value meets; and no option is silently ignored.
+bounded=("${tune[@]}" --shape 8x8x8)
+refused "bad budget '1e308s' (expected evaluations, a whole number from 1 to 2147483647, e.g. 40, or seconds, more than 0 and at most 31536000 (a year)" \
+  "${bounded[@]}" --budget 1e308s
+refused "bad budget '2147483648' (expected evaluations, a whole number from 1 to 2147483647" "${bounded[@]}" --budget 2147483648
+refused "bad shard '2147483647/2147483648': the count n must be an integer from 1 to 2147483647" \
+  "${bounded[@]}" --shard 2147483647/2147483648
+refused "bad shard '3/3': the index i must be an integer from 0 to n-1 = 2" "${bounded[@]}" --shard 3/3
+refused "bad shard '0x1/3': the index i must be an integer from 0 to n-1 = 2" "${bounded[@]}" --shard 0x1/3
+refused "option --seed: '99999999999' is not an integer from" "${bounded[@]}" --seed 99999999999
+refused "option --reps: '1e3' is not an integer from 1 to 2147483647" "$run" --space "$space" --reps 1e3
+refused "--shape gives the GEMMs itself; --shapes and --image apply to a model only" "${bounded[@]}" --image 0x20
+refused "--shape gives the GEMMs itself; --shapes and --image apply to a model only" "${bounded[@]}" --shapes resnet18
+printf 'gemm_f32_nn_m8_n8_k8_b1\tmb16_nb16_kb32_tm1_tn1_team1\t12abc\t\n' > "$dir/bad.tsv"
+refused "$dir/bad.tsv:1: not a measurement line ('12abc' is neither a finite GFLOP/s >= 0 nor 'wrong')" \
+  "${bounded[@]}" --replay "$dir/bad.tsv"
+[ ! -e "$store" ] || fail "a refused run wrote $store"
+
 # A store path that is a directory or a FIFO: the library warns and runs on its defaults.
 mkfifo "$dir/fifo.yaml"
 for file in "$dir" "$dir/fifo.yaml"; do

@@ -20,12 +20,14 @@
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/store_merge.hpp"
+#include "kgemm/tuner/tool_output.hpp"
 #include "kgemm/text_number.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
 
@@ -102,6 +104,8 @@ struct Request {
 std::vector<Request> requests(const kgemm::CommandLine& cli) {
   const bool batched = cli.has("batched"), shared_b = cli.has("shared-b");
   if (shared_b && !batched) throw std::invalid_argument("--shared-b applies to --batched only");
+  if (cli.has("shape") && (cli.has("shapes") || cli.has("image")))
+    throw std::invalid_argument("--shape gives the GEMMs itself; --shapes and --image apply to a model only");
   std::vector<Request> out;
   for (const std::string& dtype : cli.get_list("dtype", "fp32"))
     for (int batch : cli.get_count_list("batch", "1")) {
@@ -290,6 +294,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
               kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
+  kgemm::flush_output();  // an output that cannot be written stops the run before hours of tuning
   std::optional<kgemm::ProblemClaims> claims;
   if (cli.has("claim")) claims.emplace(cli.get("claim", ""));
   // A merge job lists every shard's store: an empty shard still leaves one.
@@ -438,7 +443,7 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
     failed += !why.empty();
     std::printf("[%zu/%zu] %s %s: %s\n", ++index, count, kgemm::to_string(entry.problem).c_str(),
                 kgemm::to_string(entry.config).c_str(), why.empty() ? "ok" : ("FAILED, " + why).c_str());
-    std::fflush(stdout);
+    kgemm::flush_output();
   }
   std::printf("verify-store: %zu of %zu entries failed\n", failed, count);
   return failed == 0;
@@ -484,7 +489,7 @@ int merge_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return kgemm::run_tool("autotune", [&] {
     if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 2, argv + 2);
     kgemm::CommandLine cli(argc, argv,
                            {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
@@ -494,9 +499,7 @@ int main(int argc, char** argv) {
       std::cout << kHelp;
       return 0;
     }
-    kgemm::pin_openmp_threads_unless_set();
-    kgemm::KokkosArguments kokkos_arguments(argc, argv);
-    Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
+    const kgemm::KokkosSession kokkos(argc, argv);
     if (cli.has("verify-store")) {
       const std::string path = cli.get("verify-store", "");
       std::vector<std::string> refused;
@@ -519,9 +522,6 @@ int main(int argc, char** argv) {
       return passed ? 0 : 1;
     }
     kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) { tune(space, cli); });
-  } catch (const std::exception& e) {
-    std::cerr << "autotune: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -10,6 +10,7 @@
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/search.hpp"
+#include "kgemm/tuner/tool_output.hpp"
 
 namespace {
 
@@ -30,7 +31,7 @@ struct Ratios {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return kgemm::run_tool("kgemm-compare-strategies", [&] {
     kgemm::CommandLine cli(argc, argv, {"cache", "shares", "seeds"}, {"help"});
     if (cli.has("help") || !cli.has("cache")) {
       std::cout << kHelp;
@@ -74,9 +75,6 @@ int main(int argc, char** argv) {
     for (std::size_t s = 0; s < shares.size(); ++s)
       std::printf("| %d %% | %s | %s | %s |\n", shares[s], cell(random[s]).c_str(), cell(climb[s]).c_str(),
                   cell(climb_anywhere[s]).c_str());
-  } catch (const std::exception& e) {
-    std::cerr << "kgemm-compare-strategies: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

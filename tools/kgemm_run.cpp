@@ -23,7 +23,9 @@
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/tuner/hashed_reference.hpp"
+#include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/timing.hpp"
+#include "kgemm/tuner/tool_output.hpp"
 
 namespace {
 
@@ -573,7 +575,7 @@ void print_csv(const RunResult& run) {
               times(t.kernel_s, t.launch_s, t.call_s, t.transfer_s, t.gflops(), t.max_rel_err, t.mean_rel_err,
                     t.kernel_s)
                   .c_str());
-  std::fflush(stdout);
+  kgemm::flush_output();
 }
 
 void print_json(const std::vector<RunResult>& runs, const Plan& plan) {
@@ -648,7 +650,7 @@ void run_plan(const Plan& plan) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return kgemm::run_tool("kgemm-run", [&] {
     const kgemm::CommandLine cli(argc, argv,
                                  {"space", "model", "shape", "image", "batch", "dtype", "reps", "config", "format",
                                   "why-store"},
@@ -666,13 +668,8 @@ int main(int argc, char** argv) {
       explain_store(plan);
       return 0;
     }
-    kgemm::pin_openmp_threads_unless_set();
-    kgemm::KokkosArguments kokkos_arguments(argc, argv);
-    Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
+    const kgemm::KokkosSession kokkos(argc, argv);
     run_plan(plan);
-  } catch (const std::exception& e) {
-    std::cerr << "kgemm-run: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -42,18 +42,16 @@ std::string CommandLine::get(const std::string& name, const std::string& fallbac
   return it == values_.end() ? fallback : it->second;
 }
 
-namespace {
-int integer_option(const std::string& name, const std::string& text, int min, int max) {
+int integer_setting(const std::string& what, const std::string& text, int min, int max) {
   const auto value = integer_in(text, min, max);
   if (!value)
-    throw std::invalid_argument("option --" + name + ": '" + text + "' is not an integer from " + std::to_string(min) +
-                                " to " + std::to_string(max));
+    throw std::invalid_argument(what + ": '" + text + "' is not an integer from " + std::to_string(min) + " to " +
+                                std::to_string(max));
   return *value;
 }
-}  // namespace
 
 int CommandLine::get_int(const std::string& name, int fallback, int min, int max) const {
-  return has(name) ? integer_option(name, get(name, ""), min, max) : fallback;
+  return has(name) ? integer_setting("option --" + name, get(name, ""), min, max) : fallback;
 }
 
 double CommandLine::get_double(const std::string& name, double fallback, double min) const {
@@ -81,7 +79,7 @@ std::vector<std::string> CommandLine::get_list(const std::string& name, const st
 
 std::vector<int> CommandLine::get_int_list(const std::string& name, const std::string& fallback, int min, int max) const {
   std::vector<int> numbers;
-  for (const std::string& item : get_list(name, fallback)) numbers.push_back(integer_option(name, item, min, max));
+  for (const std::string& item : get_list(name, fallback)) numbers.push_back(integer_setting("option --" + name, item, min, max));
   return numbers;
 }
 

@@ -45,8 +45,9 @@ Budget parse_budget(const std::string& text) {
     budget.evaluations = *value;
   }
   if (budget.seconds <= 0 && budget.evaluations <= 0)
-    throw std::invalid_argument("kgemm: bad budget '" + text +
-                                "' (expected evaluations, a whole number >= 1, e.g. 40, or seconds > 0, e.g. 30s)");
+    throw std::invalid_argument("kgemm: bad budget '" + text + "' (expected evaluations, a whole number from 1 to " +
+                                std::to_string(INT_MAX) + ", e.g. 40, or seconds, more than 0 and at most " +
+                                std::to_string(int(kMaxSeconds)) + " (a year), e.g. 30s)");
   return budget;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Minimal "--name value" / "--flag" command-line parsing shared by kgemm's tools; unknown
 // options and malformed values stop the tool with a message naming them. Kokkos' own flags
-// (--kokkos-num-threads=N, --kokkos-device-id=N, ...) are left to Kokkos::initialize, which
-// reads the same argv.
+// (--kokkos-num-threads=N, --kokkos-device-id=N, ...) are left to KokkosSession
+// (kokkos_session.hpp), which checks them and hands the same argv to Kokkos::initialize.
 #include <climits>
 #include <map>
 #include <set>
@@ -10,6 +10,10 @@
 #include <vector>
 
 namespace kgemm {
+
+// The integer `text` spells when it is one from `min` to `max`; otherwise std::invalid_argument
+// "<what>: '<text>' is not an integer from <min> to <max>" (what: "option --reps", ...).
+int integer_setting(const std::string& what, const std::string& text, int min, int max);
 
 class CommandLine {
  public:

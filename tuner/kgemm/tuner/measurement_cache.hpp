@@ -12,6 +12,7 @@
 
 namespace kgemm {
 
+// Throws std::runtime_error naming the file and the reason when the line does not reach it.
 void append_measurement(const std::string& path, const Problem& problem, const Evaluated& evaluated);
 
 // Measurements per problem key (to_string(Problem)), in file order; a config measured twice

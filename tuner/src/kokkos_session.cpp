@@ -1,0 +1,58 @@
+#include "kgemm/tuner/kokkos_session.hpp"
+
+#include <climits>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/tuner/cli.hpp"
+
+namespace kgemm {
+
+namespace {
+
+// Kokkos' integer settings: the flags that carry one (4.x's name, then the name Kokkos 3.4 reads
+// and 4.x ignores; a name before any it begins with), its environment variable and its least
+// value. Below it, or past int, or not a whole number, 3.4 and 4.x abort or throw "stoi".
+struct IntegerSetting {
+  std::vector<std::string> flags;
+  const char* variable;
+  int min;
+};
+
+const IntegerSetting kIntegerSettings[] = {
+    {{"--kokkos-num-threads", "--kokkos-threads"}, "KOKKOS_NUM_THREADS", 1},
+    {{"--kokkos-device-id", "--kokkos-device"}, "KOKKOS_DEVICE_ID", 0},
+};
+
+// Refuses `word` when it gives a flag of `setting` without a value Kokkos takes.
+void check_flag(const IntegerSetting& setting, const std::string& word) {
+  for (const std::string& flag : setting.flags) {
+    if (word.rfind(flag, 0) != 0) continue;
+    const std::string range = "an integer from " + std::to_string(setting.min) + " to " + std::to_string(INT_MAX);
+    if (word.size() == flag.size() || word[flag.size()] != '=')
+      throw std::invalid_argument("'" + word + "' is not " + flag + "=N with N " + range);
+    integer_setting("option " + flag, word.substr(flag.size() + 1), setting.min, INT_MAX);
+    return;
+  }
+}
+
+}  // namespace
+
+void check_kokkos_settings(int argc, char** argv) {
+  for (const IntegerSetting& setting : kIntegerSettings) {
+    for (int i = 1; i < argc; ++i) check_flag(setting, argv[i]);
+    if (const char* value = std::getenv(setting.variable))
+      integer_setting(std::string("environment variable ") + setting.variable, value, setting.min, INT_MAX);
+  }
+}
+
+KokkosSession::KokkosSession(int argc, char** argv) : arguments_(argc, argv) {
+  check_kokkos_settings(argc, argv);
+  pin_openmp_threads_unless_set();
+  guard_.emplace(arguments_.argc(), arguments_.argv());
+}
+
+}  // namespace kgemm
