@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <vector>
 
 #include "kgemm/slab_stager.hpp"
+#include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/tuner/catalogue.hpp"
@@ -272,6 +275,61 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
       run_check<TypeParam>(g);
     }
   }
+}
+
+// Team scratch past Kokkos' cap (48 KB a CUDA block): four 128 x 128 x 32 slab buffers run,
+// correctly, where the lift is in force (team_scratch.hpp: this build's option, a Kokkos it was
+// tested with, KGEMM_TEAM_SCRATCH_LIFT not off), and are refused naming the team scratch limit
+// where it is not. Spaces that cap no team scratch by block skip.
+KGEMM_CASE_TEST(GemmTest, TeamScratchPastKokkosCap) {
+  using Space = typename TypeParam::ExecSpace;
+  const TeamScratchLimit& limit = team_scratch_limit<Space>();
+  if (limit.block_bytes == 0) GTEST_SKIP() << limit.why;
+  std::printf("[team scratch] %s\n", limit.why.c_str());
+  const Config deep{128, 128, 32, 8, 8, 256, false, 1, 1, 4};
+  const Problem probe{Kernel::Gemm, dtype_of<typename TypeParam::Value>(), 'n', 'n', 128, 128, 128, 1};
+  const std::string why = why_illegal<Space>(probe, deep, TypeParam::accum);
+  if (!limit.lifted) {
+    EXPECT_NE(why.find("team scratch"), std::string::npos) << why;
+    return;
+  }
+  EXPECT_GT(max_team_scratch_bytes<Space>(0, deep.team), int(Kokkos::TeamPolicy<Space>::scratch_size_max(0)));
+  ASSERT_EQ(why, "");
+  for (const auto& shape : {std::array<int, 3>{300, 260, 200}, {128, 128, 32}, {1, 7, 3}, {129, 131, 97}}) {
+    GemmCheck g;
+    g.m = shape[0], g.n = shape[1], g.k = shape[2], g.config = deep;
+    run_check<TypeParam>(g);
+  }
+}
+
+TEST(TeamScratch, TheLiftIsTurnedOnOrOffAndNothingElse) {
+  const auto wanted = [](const char* value) {
+    setenv("KGEMM_TEAM_SCRATCH_LIFT", value, 1);
+    const bool on = detail::lift_wanted();
+    unsetenv("KGEMM_TEAM_SCRATCH_LIFT");
+    return on;
+  };
+  EXPECT_TRUE(detail::lift_wanted());
+  EXPECT_TRUE(wanted("on"));
+  EXPECT_FALSE(wanted("off"));
+  for (const char* bad : {"", "0", "OFF", "yes"}) {
+    try {
+      wanted(bad);
+      ADD_FAILURE() << "'" << bad << "' was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("KGEMM_TEAM_SCRATCH_LIFT='") + bad + "' is not 'on' or 'off'"),
+                std::string::npos)
+          << e.what();
+    }
+    unsetenv("KGEMM_TEAM_SCRATCH_LIFT");
+  }
+}
+
+TEST(TeamScratch, HostSpacesCapNoTeamScratchByBlock) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  EXPECT_EQ(team_scratch_limit<Host>().block_bytes, 0u);
+  EXPECT_FALSE(team_scratch_limit<Host>().lifted);
+  EXPECT_EQ(max_team_scratch_bytes<Host>(0, 2), int(Kokkos::TeamPolicy<Host>::scratch_size_max(0)));
 }
 
 // Split K on every space: 3 splits (uneven on K = 300), 16 splits (more than most edge shapes

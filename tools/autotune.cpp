@@ -17,6 +17,7 @@
 
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/dispatch/config_store.hpp"
@@ -294,6 +295,9 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
               kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
+  // Configs past the limit are never measured: a tune under a lower one searches shallower pipelines.
+  if (const kgemm::TeamScratchLimit& limit = kgemm::team_scratch_limit<ExecSpace>(); limit.block_bytes > 0)
+    std::printf("team scratch per block: %s\n", limit.why.c_str());
   kgemm::flush_output();  // an output that cannot be written stops the run before hours of tuning
   std::optional<kgemm::ProblemClaims> claims;
   if (cli.has("claim")) claims.emplace(cli.get("claim", ""));

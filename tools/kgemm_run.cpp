@@ -18,6 +18,7 @@
 #include "kgemm.hpp"
 #include "kgemm/fill.hpp"
 #include "kgemm/spaces/compat.hpp"
+#include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/catalogue.hpp"
@@ -206,6 +207,7 @@ struct RunResult {
   std::string dtype;
   const GemmSet* set = nullptr;
   std::string store;  // the tuned store dispatch read, empty when none
+  std::string team_scratch;  // the block's team scratch limit in force and why, where one caps it
   bool host_memory = true;
   std::vector<LayerResult> layers;
 };
@@ -311,6 +313,8 @@ RunResult run_set(const ExecSpace& space, const std::string& space_name, const G
   run.dtype = dtype_name(kgemm::dtype_of<Scalar>());
   run.set = &set;
   run.store = kgemm::find_store_file(run.device);
+  if (const kgemm::TeamScratchLimit& limit = kgemm::team_scratch_limit<ExecSpace>(); limit.block_bytes > 0)
+    run.team_scratch = limit.why;
   run.host_memory = kgemm::in_host_memory<typename ExecSpace::memory_space>;
   int index = 0;
   for (const kgemm::LayerShape& shape : set.layers) {
@@ -369,6 +373,7 @@ void print_table(const RunResult& run, bool first) {
                 kgemm::kokkos_version_string().c_str());
   std::printf("device: %s\ntuned configs: %s\n", kgemm::to_string(run.device).c_str(),
               run.store.empty() ? "none for this device (space defaults)" : run.store.c_str());
+  if (!run.team_scratch.empty()) std::printf("team scratch per block: %s\n", run.team_scratch.c_str());
   std::printf("%-3s %-26s %9s %5s %5s %5s  %-34s %10s %10s %10s %12s %9s %11s %11s\n", "#", "layer", "M", "N", "K",
               "count", "config", "kernel[ms]", "launch[ms]", "call[ms]", "transfer[ms]", "GFLOP/s", "max rel err",
               "mean rel err");

@@ -11,6 +11,7 @@
 
 #include "kgemm/launch.hpp"
 #include "kgemm/launch_policy.hpp"
+#include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/split_sum.hpp"
 #include "kgemm/tensor_core_gemm.hpp"
 #include "kgemm/tiled_gemm.hpp"
@@ -233,7 +234,11 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
   if (why.empty() && !c.tc && kTiledReadsKRuns<ExecSpace> && c.kb % kTiledKRun != 0)
     why = config_reason(c, std::string(": ") + ExecSpace::name() + " reads the A slab four k at a time; make kb a multiple of 4");
   if (!why.empty()) return why;
+  // Past Kokkos' cap, the policy is sized and the kernel launched under the lift (team_scratch.hpp).
   const auto launch_with_policy = [&](const auto& functor) {
+    using Functor = std::decay_t<decltype(functor)>;
+    const TeamScratchLift<ExecSpace, Functor, typename Functor::LaunchPolicy> lift(
+        team_block_bytes(functor.scratch_bytes(), c.team));
     if (auto policy = make_policy(space, functor, c, why)) f(functor, *policy);
   };
   // Warpgroup kernels stage their operands one way only: launch Kernel (named by a null pointer

@@ -54,24 +54,4 @@ class KokkosArguments {
   std::vector<char*> pointers_;
 };
 
-// Largest team scratch the space grants a team of `team_size` threads at `level`. On CUDA,
-// scratch_size_max(0) keeps room for the team reductions of 1024-thread teams (40 KB of 48);
-// what a launch itself checks (ParallelFor over a TeamPolicy, 3.4 and 4.x alike) is the block's
-// shared memory: scratch + (team_size + 2) doubles, with an 8-byte team ID beside them.
-template <class ExecSpace>
-int max_team_scratch_bytes(int level, int team_size) {
-  const int granted = static_cast<int>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(level));
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-    int per_block = 0;
-    if (level == 0 && cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlock,
-                                             Kokkos::Cuda().cuda_device()) == cudaSuccess) {
-      const int launchable = per_block - int(sizeof(double)) * (team_size + 2) - int(sizeof(std::int64_t));
-      return launchable > granted ? launchable : granted;
-    }
-  }
-#endif
-  return granted;
-}
-
 }  // namespace kgemm
