@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -295,7 +294,8 @@ KGEMM_CASE_TEST(GemmTest, TeamScratchPastKokkosCap) {
   }
   EXPECT_GT(max_team_scratch_bytes<Space>(0, deep.team), int(Kokkos::TeamPolicy<Space>::scratch_size_max(0)));
   ASSERT_EQ(why, "");
-  for (const auto& shape : {std::array<int, 3>{300, 260, 200}, {128, 128, 32}, {1, 7, 3}, {129, 131, 97}}) {
+  const int shapes[][3] = {{300, 260, 200}, {128, 128, 32}, {1, 7, 3}, {129, 131, 97}};
+  for (const auto& shape : shapes) {
     GemmCheck g;
     g.m = shape[0], g.n = shape[1], g.k = shape[2], g.config = deep;
     run_check<TypeParam>(g);

@@ -380,8 +380,9 @@ TEST(StoreFile, RepeatedKeysAreRefusedNamingBothLines) {
 // other in the dispatch model (and 1.8e308 overflows it).
 TEST(StoreFile, ImplausibleRatesAreRefused) {
   const std::string good = saved_text(sample_store());
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"gflops: 55.2", "gflops: 1.8e308"},
-                                 {"default_gflops: 12.1", "default_gflops: 2e7"}}) {
+  const std::pair<std::string, std::string> edits[] = {{"gflops: 55.2", "gflops: 1.8e308"},
+                                                       {"default_gflops: 12.1", "default_gflops: 2e7"}};
+  for (const auto& [from, to] : edits) {
     const std::string message = load_error(text_after_replacing(good, from, to));
     EXPECT_NE(message.find(tuned_shape_entry() + "." + to.substr(0, to.find(':')) + ": '" + to.substr(to.find(' ') + 1) +
                            "' is not a finite number"),
@@ -409,9 +410,10 @@ TEST(StoreFile, UnsupportedTextIsNamed) {
   message = load_error(mac);
   EXPECT_NE(message.find("uses CR-only line ends"), std::string::npos) << message;
 
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\nentries:", "\nbase: &base {a: 1}\nentries:"},
-                                 {"candidates: 40}", "candidates: 40, <<: *base}"},
-                                 {"gflops: 55.2", "gflops: *rate"}}) {
+  const std::pair<std::string, std::string> edits[] = {{"\nentries:", "\nbase: &base {a: 1}\nentries:"},
+                                                       {"candidates: 40}", "candidates: 40, <<: *base}"},
+                                                       {"gflops: 55.2", "gflops: *rate"}};
+  for (const auto& [from, to] : edits) {
     message = load_error(text_after_replacing(good, from, to));
     EXPECT_NE(message.find("YAML anchors, aliases and merge keys (<<) are not supported in stores"), std::string::npos)
         << message;
@@ -1497,8 +1499,10 @@ KGEMM_CASE_TEST(DispatchTest, PaddedAndOffsetOperandsRunOnAConfigTheyCanTake) {
     ++families_run;
     const StoreInUse store(store_for(device_info<Space>(), {{problem, stored}}));
     expect_gemm_runs<TypeParam>(contiguous, stored);
-    for (const Window window : {Window{1, 0}, Window{0, 1}})
-      for (Window GemmCheck::*operand : {&GemmCheck::a_window, &GemmCheck::b_window, &GemmCheck::c_window}) {
+    const Window windows[] = {{1, 0}, {0, 1}};  // nvcc: no braced lists in range-for
+    Window GemmCheck::*const operands[] = {&GemmCheck::a_window, &GemmCheck::b_window, &GemmCheck::c_window};
+    for (const Window& window : windows)
+      for (Window GemmCheck::*operand : operands) {
         GemmCheck g = contiguous;
         g.*operand = window;
         SCOPED_TRACE("stored " + to_string(stored) + window.describe("operand"));

@@ -46,7 +46,8 @@ OperandAlignment alignment_of(const MatrixRef<T>& m) {
   std::uintptr_t bits = reinterpret_cast<std::uintptr_t>(m.data) | kMostAlignmentChecked;
   // The first unit stride is the contiguous dimension; any other stride moves whole rows.
   bool unit = false;
-  for (const std::ptrdiff_t stride : {m.col_stride, m.row_stride, m.batch_stride}) {
+  const std::ptrdiff_t strides[] = {m.col_stride, m.row_stride, m.batch_stride};  // nvcc: no braced list in range-for
+  for (const std::ptrdiff_t stride : strides) {
     if (stride == 1 && !unit) {
       unit = true;
       continue;
