@@ -113,7 +113,7 @@ const char* to_string(DispatchChoice::Source source) {
 }
 
 DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fallback, const Check& check,
-                                    bool warn_illegal) {
+                                    const Check& blame) {
   // Best prediction first; legality is asked only until one passes. It is asked for this
   // problem: an entry's config may be legal for one shape and not another (counts past int).
   if (store_)
@@ -123,31 +123,35 @@ DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fall
         const auto source = candidate.exact ? DispatchChoice::Source::Exact : DispatchChoice::Source::Model;
         return {candidate.config, source, std::move(candidate)};
       }
-      // A split the model proposed that cannot run here is no fault of the store: passed over quietly.
-      if (warn_illegal && candidate.config == candidate.source.config && warned_.insert(candidate.source.problem).second)
-        warn("ignoring tuned config " + to_string(candidate.config) + " for " +
-             to_string(candidate.source.problem) + " in " + path_ + ": " + why);
+      // A split the model proposed that cannot run here is no fault of the store, nor a config
+      // these operands cannot take: passed over quietly.
+      if (candidate.config != candidate.source.config || warned_.count(candidate.source.problem)) continue;
+      if (const std::string fault = blame(problem, candidate.config); !fault.empty()) {
+        warned_.insert(candidate.source.problem);
+        warn("ignoring tuned config " + to_string(candidate.config) + " for " + to_string(candidate.source.problem) +
+             " in " + path_ + ": " + fault);
+      }
     }
   return {fallback(), DispatchChoice::Source::Default, std::nullopt};
 }
 
 Config TunedConfigs::select(const Problem& problem, const OperandLayout& layout, Accum accum,
-                            const Fallback& fallback, const Check& check) {
+                            const Fallback& fallback, const Check& check, const Check& blame) {
   std::lock_guard<std::mutex> lock(mutex_);
   const Call call{accum, layout, problem};
   const auto known = chosen_.find(call);
   if (known != chosen_.end()) return known->second;
-  const bool contiguous = layout == contiguous_layout(problem);
-  return chosen_.emplace(call, choose(problem, fallback, check, contiguous).config).first->second;
+  return chosen_.emplace(call, choose(problem, fallback, check, blame).config).first->second;
 }
 
 Config TunedConfigs::select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check) {
-  return select(problem, contiguous_layout(problem), accum, fallback, check);
+  return select(problem, contiguous_layout(problem), accum, fallback, check, check);
 }
 
-DispatchChoice TunedConfigs::explain(const Problem& problem, const Fallback& fallback, const Check& check) {
+DispatchChoice TunedConfigs::explain(const Problem& problem, const Fallback& fallback, const Check& check,
+                                     const Check& blame) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return choose(problem, fallback, check, true);
+  return choose(problem, fallback, check, blame);
 }
 
 std::shared_ptr<TunedConfigs> tuned_configs(const std::string& space, const std::function<DeviceInfo()>& device) {

@@ -212,7 +212,7 @@ class Parser {
     if (c == '"' || c == '\'') {
       end = quoted_end(column);
       if (end == std::string_view::npos) return false;
-    } else if (is_flow_indicator(c) || std::string_view("&*!|>?@`").find(c) != std::string_view::npos) {
+    } else if (is_flow_indicator(c) || std::string_view("&*!|>?@`#").find(c) != std::string_view::npos) {
       return false;
     } else {
       end = plain_end(column, true);
@@ -403,6 +403,8 @@ class Parser {
     if (c == '|' || c == '>') fail(node.mark, "YAML block scalars (| and >) are not supported in stores: write the value on one line");
     if (c == '?' && alone) fail(node.mark, "YAML complex keys (?) are not supported in stores");
     if (c == '@' || c == '`') syntax(col_, std::string("'") + c + "' cannot start a plain value: quote it");
+    // YAML reads "#" after a space as a comment; right after ',' or '{' it starts nothing readable.
+    if (c == '#') syntax(col_, "'#' cannot start a plain value: quote it, or put a space before a comment");
     if (c == '-' && alone) syntax(col_, "a list item inside a value");
     node.kind = Node::Kind::Scalar;
     if (c == '"' || c == '\'') {

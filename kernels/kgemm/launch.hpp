@@ -38,6 +38,26 @@ GemmArgs<Scalar> operands_without_data(const Problem& p) {
   return args;
 }
 
+// `problem`'s operands laid out as well as any kernel asks: operands_without_data's with every
+// stride but a unit one padded to whole kMostAlignmentChecked-byte runs. A config that cannot run
+// these cannot run the problem however its operands lie.
+template <class Scalar>
+GemmArgs<Scalar> best_laid_operands(const Problem& p) {
+  constexpr std::ptrdiff_t run = kMostAlignmentChecked / std::ptrdiff_t(sizeof(Scalar));
+  const auto padded = [](auto m) {
+    const auto pad = [](std::ptrdiff_t stride) { return stride == 1 ? stride : (stride + run - 1) / run * run; };
+    m.row_stride = pad(m.row_stride);
+    m.col_stride = pad(m.col_stride);
+    m.batch_stride = pad(m.batch_stride);
+    return m;
+  };
+  GemmArgs<Scalar> args = operands_without_data<Scalar>(p);
+  args.A = padded(args.A);
+  args.B = padded(args.B);
+  args.C = padded(args.C);
+  return args;
+}
+
 // How `problem`'s operands lie when they are contiguous and aligned (operands_without_data's).
 inline OperandLayout contiguous_layout(const Problem& p) {
   return p.dtype == DType::F32 ? operand_layout(operands_without_data<float>(p)) : operand_layout(operands_without_data<half>(p));

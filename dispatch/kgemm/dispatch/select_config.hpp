@@ -21,21 +21,26 @@ namespace kgemm {
 
 namespace detail {
 
-// Calls f(tuned configs, fallback, check) for the space's store and a call on `operands`
-// accumulating in `accum`; check(problem, config) says why config cannot run on those operands.
-// Stores are tuned with fp32 accumulation; a call accumulating in fp16 takes only the entries
-// that can (not tensor-core ones), else the space's fp32 default.
+// Calls f(tuned configs, fallback, check, blame) for the space's store and a call on `operands`
+// accumulating in `accum`: check(problem, config) says why config cannot run on those operands,
+// blame(problem, config) why it cannot run the problem on any (best_laid_operands). Stores are
+// tuned with fp32 accumulation; a call accumulating in fp16 takes only the entries that can (not
+// tensor-core ones), else the space's fp32 default.
 template <class ExecSpace, class Scalar, class F>
 auto with_tuned_configs(const GemmArgs<Scalar>& operands, Accum accum, F&& f) {
+  using Value = std::remove_const_t<Scalar>;
   const auto tuned = tuned_configs(ExecSpace::name(), [] { return device_info<ExecSpace>(); });
   const auto check = [&operands, accum](const Problem&, const Config& c) {
     return why_illegal<ExecSpace>(operands, c, accum);
   };
+  const auto blame = [accum](const Problem& p, const Config& c) {
+    return why_illegal<ExecSpace>(best_laid_operands<Value>(p), c, accum);
+  };
   const auto fallback = [&] {
-    const Config for_dtype = TuningPolicy<ExecSpace>::default_config(dtype_of<std::remove_const_t<Scalar>>());
+    const Config for_dtype = TuningPolicy<ExecSpace>::default_config(dtype_of<Value>());
     return check(Problem{}, for_dtype).empty() ? for_dtype : TuningPolicy<ExecSpace>::default_config();
   };
-  return f(*tuned, fallback, check);
+  return f(*tuned, fallback, check, blame);
 }
 
 // Calls f with a call on `problem`'s contiguous operands (operands_without_data).
@@ -50,18 +55,20 @@ auto with_contiguous_operands(const Problem& problem, F&& f) {
 // these operands, decided once per problem and operand layout.
 template <class ExecSpace, class Scalar>
 Config select_config(const GemmArgs<Scalar>& operands, bool batched, Accum accum = Accum::F32) {
-  return detail::with_tuned_configs<ExecSpace>(operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
-    return tuned.select(problem_of(operands, batched), operand_layout(operands), accum, fallback, check);
-  });
+  return detail::with_tuned_configs<ExecSpace>(
+      operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check, const auto& blame) {
+        return tuned.select(problem_of(operands, batched), operand_layout(operands), accum, fallback, check, blame);
+      });
 }
 
 // The config a call on `problem` with contiguous, aligned operands runs.
 template <class ExecSpace>
 Config select_config(const Problem& problem, Accum accum = Accum::F32) {
   return detail::with_contiguous_operands(problem, [&](const auto& operands) {
-    return detail::with_tuned_configs<ExecSpace>(operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
-      return tuned.select(problem, contiguous_layout(problem), accum, fallback, check);
-    });
+    return detail::with_tuned_configs<ExecSpace>(
+        operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check, const auto& blame) {
+          return tuned.select(problem, contiguous_layout(problem), accum, fallback, check, blame);
+        });
   });
 }
 
@@ -70,9 +77,10 @@ Config select_config(const Problem& problem, Accum accum = Accum::F32) {
 template <class ExecSpace>
 DispatchChoice explain_config(const Problem& problem, Accum accum = Accum::F32) {
   return detail::with_contiguous_operands(problem, [&](const auto& operands) {
-    return detail::with_tuned_configs<ExecSpace>(operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check) {
-      return tuned.explain(problem, fallback, check);
-    });
+    return detail::with_tuned_configs<ExecSpace>(
+        operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check, const auto& blame) {
+          return tuned.explain(problem, fallback, check, blame);
+        });
   });
 }
 

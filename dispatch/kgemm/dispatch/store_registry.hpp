@@ -65,16 +65,19 @@ class TunedConfigs {
   // The exact entry's config, else the config the dispatch model predicts fastest on `problem`
   // (rank_stored_configs), else `fallback()`, for a call whose operands lie as `layout` says,
   // accumulating in `accum`. Entries that `check` rejects for the call are passed over; each
-  // such entry is warned about once where the operands are contiguous (contiguous_layout), since
-  // there the entry itself is at fault, while elsewhere the call's operands are. Choices are
-  // remembered per accumulation and layout: what is legal differs (tensor cores: fp32 only;
-  // staging in 16-byte runs: aligned rows only).
+  // such entry is warned about once where `blame` rejects it too (it cannot run the problem
+  // however the operands lie: the entry is at fault, not the call). Choices are remembered per
+  // accumulation and layout: what is legal differs (tensor cores: fp32 only; staging in 16-byte
+  // runs: aligned rows only).
   Config select(const Problem& problem, const OperandLayout& layout, Accum accum, const Fallback& fallback,
-                const Check& check);
-  // The same on contiguous operands.
+                const Check& check, const Check& blame);
+  // The same on contiguous operands, every rejection blamed on the entry.
   Config select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check);
   // The same choice with its reasons (the predicted rate and its factors), worked out afresh.
-  DispatchChoice explain(const Problem& problem, const Fallback& fallback, const Check& check);
+  DispatchChoice explain(const Problem& problem, const Fallback& fallback, const Check& check, const Check& blame);
+  DispatchChoice explain(const Problem& problem, const Fallback& fallback, const Check& check) {
+    return explain(problem, fallback, check, check);
+  }
 
  private:
   struct Call {
@@ -89,8 +92,8 @@ class TunedConfigs {
       return StoreOrder()(x.problem, y.problem);
     }
   };
-  // The choice, with mutex_ held; `warn_illegal`: report stored configs `check` rejects.
-  DispatchChoice choose(const Problem& problem, const Fallback& fallback, const Check& check, bool warn_illegal);
+  // The choice, with mutex_ held.
+  DispatchChoice choose(const Problem& problem, const Fallback& fallback, const Check& check, const Check& blame);
 
   std::string path_;
   std::optional<ConfigStore> store_;
