@@ -15,7 +15,7 @@ namespace kgemm {
 
 // Blocks of C a config cuts the problem into (over every product of a batch).
 inline long grid_blocks(const Config& c, const Problem& problem) {
-  return long((problem.m + c.mb - 1) / c.mb) * ((problem.n + c.nb - 1) / c.nb) * problem.batch;
+  return long(ceil_div(problem.m, c.mb)) * ceil_div(problem.n, c.nb) * problem.batch;
 }
 
 // K slabs of a block, and of one team: the whole K, or its split's share.
