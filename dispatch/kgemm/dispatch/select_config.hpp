@@ -67,7 +67,7 @@ Config select_config(const Problem& problem, Accum accum = Accum::F32) {
   return detail::with_contiguous_operands(problem, [&](const auto& operands) {
     return detail::with_tuned_configs<ExecSpace>(
         operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check, const auto& blame) {
-          return tuned.select(problem, contiguous_layout(problem), accum, fallback, check, blame);
+          return tuned.select(problem, operand_layout(operands), accum, fallback, check, blame);
         });
   });
 }

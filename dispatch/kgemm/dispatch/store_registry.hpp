@@ -33,8 +33,9 @@ std::string user_store_directory();
 std::string find_store_file(const DeviceInfo& device);
 
 // Where autotune writes `device`'s store unless told: the store find_store_file names when it
-// may be rewritten (not read_only_store, in a writable directory), else (no store yet) the program's or install prefix's configs directory when
-// writable, else the user's data directory (an installed, read-only prefix).
+// may be rewritten (not read_only_store, in a writable directory), else (no store yet) the
+// program's or install prefix's configs directory when writable, else the user's data directory
+// (an installed, read-only prefix).
 std::string writable_store_file(const DeviceInfo& device);
 
 // The config a problem gets and why: its own entry, the model's pick among the store's configs

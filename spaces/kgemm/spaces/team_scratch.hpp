@@ -46,6 +46,7 @@ constexpr int kStaticSharedReserve = 1024;
 // The team scratch limit in force on a space, per block, and why (tools print it).
 struct TeamScratchLimit {
   std::size_t block_bytes = 0;  // shared memory a block may have (0: the space caps none)
+  std::size_t kokkos_block_bytes = 0;  // what Kokkos itself lets a block have
   bool lifted = false;
   std::string why;
 };
@@ -67,25 +68,25 @@ TeamScratchLimit find_team_scratch_limit() {
     const std::size_t capped = Kokkos::Cuda().cuda_device_prop().sharedMemPerBlock;
     const std::string cap = std::to_string(capped) + " bytes, Kokkos " + kokkos_version_string() + "'s cap";
 #if !defined(KGEMM_LIFT_TEAM_SCRATCH)
-    return {capped, false, cap + " (this build has KGEMM_LIFT_TEAM_SCRATCH=OFF)"};
+    return {capped, capped, false, cap + " (this build has KGEMM_LIFT_TEAM_SCRATCH=OFF)"};
 #elif !KGEMM_TEAM_SCRATCH_LIFT_TESTED_KOKKOS
-    return {capped, false, cap + " (kgemm lifts it only on Kokkos " KGEMM_TEAM_SCRATCH_LIFT_TESTED_NAMES
+    return {capped, capped, false, cap + " (kgemm lifts it only on Kokkos " KGEMM_TEAM_SCRATCH_LIFT_TESTED_NAMES
                                  ", the versions it was tested with)"};
 #else
-    if (!lift_wanted()) return {capped, false, cap + " (KGEMM_TEAM_SCRATCH_LIFT=off)"};
+    if (!lift_wanted()) return {capped, capped, false, cap + " (KGEMM_TEAM_SCRATCH_LIFT=off)"};
     int optin = 0;
     if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, Kokkos::Cuda().cuda_device()) !=
             cudaSuccess ||
         std::size_t(optin) <= capped + kStaticSharedReserve)
-      return {capped, false, cap + " (this GPU grants no more with the opt-in)"};
+      return {capped, capped, false, cap + " (this GPU grants no more with the opt-in)"};
     const std::size_t lifted = std::size_t(optin) - kStaticSharedReserve;
-    return {lifted, true,
+    return {lifted, capped, true,
             std::to_string(lifted) + " bytes, lifted past " + cap + " for kgemm's kernels: the GPU's opt-in " +
                 std::to_string(optin) + " less " + std::to_string(kStaticSharedReserve) + " for static shared memory"};
 #endif
   }
 #endif
-  return {0, false, std::string(ExecSpace::name()) + " caps no team scratch by block"};
+  return {0, 0, false, std::string(ExecSpace::name()) + " caps no team scratch by block"};
 }
 
 }  // namespace detail
@@ -119,20 +120,19 @@ int max_team_scratch_bytes(int level, int team_size) {
 
 // For the life of the object, Kokkos checks kgemm's launch of Functor under Policy against the
 // lifted limit, and that kernel may have it (the opt-in attribute, set once per kernel). Does
-// nothing where the lift is not in force or `block_bytes` fits Kokkos' own cap. One at a time:
-// the limit Kokkos reads is process-wide.
+// nothing where the lift is not in force or `block_bytes` fits Kokkos' own cap (compared with the
+// cap as found, since another thread's lift may have raised the live limit). One at a time: the
+// limit Kokkos reads is process-wide.
 template <class ExecSpace, class Functor, class Policy>
 class TeamScratchLift {
  public:
   explicit TeamScratchLift(std::size_t block_bytes) {
 #if defined(KGEMM_TEAM_SCRATCH_LIFTABLE)
     if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      auto& prop = Kokkos::Impl::CudaInternal::m_deviceProp;
       const TeamScratchLimit& limit = team_scratch_limit<ExecSpace>();
-      if (block_bytes <= prop.sharedMemPerBlock || !limit.lifted || !allow_on_kernel(limit.block_bytes)) return;
+      if (!limit.lifted || block_bytes <= limit.kokkos_block_bytes || !allow_on_kernel(limit.block_bytes)) return;
       lock_ = std::unique_lock<std::mutex>(mutex());
-      capped_ = prop.sharedMemPerBlock;
-      prop.sharedMemPerBlock = limit.block_bytes;
+      Kokkos::Impl::CudaInternal::m_deviceProp.sharedMemPerBlock = limit.block_bytes;
     }
 #else
     (void)block_bytes;
@@ -140,7 +140,8 @@ class TeamScratchLift {
   }
   ~TeamScratchLift() {
 #if defined(KGEMM_TEAM_SCRATCH_LIFTABLE)
-    if (lock_.owns_lock()) Kokkos::Impl::CudaInternal::m_deviceProp.sharedMemPerBlock = capped_;
+    if (lock_.owns_lock())
+      Kokkos::Impl::CudaInternal::m_deviceProp.sharedMemPerBlock = team_scratch_limit<ExecSpace>().kokkos_block_bytes;
 #endif
   }
   TeamScratchLift(const TeamScratchLift&) = delete;
@@ -169,7 +170,6 @@ class TeamScratchLift {
     return allowed;
   }
   std::unique_lock<std::mutex> lock_;
-  std::size_t capped_ = 0;
 #endif
 };
 
