@@ -47,6 +47,10 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   EXPECT_EQ(to_string(warpgroups), "mb128_nb128_kb32_tm64_tn128_team256_ks2_st3_wg");
   EXPECT_EQ(parse_config(to_string(warpgroups)), warpgroups);
   EXPECT_NE(parse_config("mb128_nb128_kb32_tm64_tn64_team512_wg"), parse_config("mb128_nb128_kb32_tm64_tn64_team128_tc"));
+  const Config specialized{128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true};
+  EXPECT_EQ(to_string(specialized), "mb128_nb128_kb64_tm64_tn128_team384_st4_ws");
+  EXPECT_EQ(parse_config(to_string(specialized)), specialized);
+  EXPECT_NE(specialized, (Config{128, 128, 64, 64, 128, 384, true, 1, 1, 4, true}));
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
                           "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc",
@@ -55,7 +59,8 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
                           "mb16_nb16_kb16_tm4_tn4_team128_bb8_ks1", "mb16_nb16_kb16_tm4_tn4_team128_bb8_bb8",
                           "mb16_nb16_kb16_tm4_tn4_team128_bb", "mb16_nb16_kb16_tm4_tn4_team128_st3_bb8",
                           "mb16_nb16_kb16_tm4_tn4_team128_st", "mb128_nb128_kb32_tm64_tn128_team256_tc_wg",
-                          "mb128_nb128_kb32_tm64_tn128_team256_wg_tc", "mb128_nb128_kb32_tm64_tn128_team256wg"})
+                          "mb128_nb128_kb32_tm64_tn128_team256_wg_tc", "mb128_nb128_kb32_tm64_tn128_team256wg",
+                          "mb128_nb128_kb64_tm64_tn128_team384_ws_wg", "mb128_nb128_kb64_tm64_tn128_team384_wg_ws"})
     EXPECT_THROW(parse_config(bad), std::invalid_argument) << "'" << bad << "'";
 }
 
@@ -82,6 +87,9 @@ TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
       {"mb128_nb128_kb128_tm64_tn128_team256_wg", "64 k at most"},
       {"mb128_nb128_kb32_tm64_tn128_team128_wg", "one 128-thread warpgroup per 64x128 tile: team 256"},
       {"mb64_nb128_kb32_tm64_tn128_team256_bb2_wg", "one product per team"},
+      {"mb128_nb128_kb64_tm64_tn128_team256_ws", "one 128-thread warpgroup per 64x128 tile and the producer warpgroup: team 384"},
+      {"mb128_nb64_kb32_tm128_tn64_team256_ws", "the warp-specialized kernel (_ws) multiplies fp16 data; its tiles are 64x64 64x128"},
+      {"mb128_nb128_kb32_tm64_tn128_team384_ws", "rows of 64 fp16 (the 128-byte swizzle); make kb 64"},
   };
   for (const auto& [text, reason] : cases) {
     try {

@@ -231,7 +231,10 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 
 // Hopper's warpgroup MMA (_wg), where this build's device code and the GPU have it. fp16: both
 // warpgroup tiles, 16- to 64-deep slabs (A's fragments in registers, one to four 16-deep steps),
-// one, two and four warpgroups per team, split K, and three or four slab buffers. fp32 (3xTF32):
+// one, two and four warpgroups per team, split K, and three or four slab buffers; the
+// warp-specialized kernel (_ws) with both tiles, one to four tiles and the producer (two teams
+// per multiprocessor and one), split K, two to four buffers (past 48 KB where the lift is in
+// force). fp32 (3xTF32):
 // 16- and 32-deep slabs (the 64- and 128-byte swizzle), one and two warpgroups per team, split K
 // and three slab buffers. The edge shapes (partial blocks, K not a multiple of the instruction's k
 // or of the slab, odd K) with rows padded to 16 bytes, the operands warpgroups stage; batched
@@ -247,7 +250,12 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
                                                 {128, 64, 16, 64, 64, 256, true, 3, 1, 0, true},
                                                 {64, 128, 48, 64, 128, 128, true, 1, 1, 3, true},
                                                 {256, 128, 32, 64, 128, 512, true, 1, 1, 3, true},
-                                                {128, 64, 16, 64, 64, 256, true, 3, 1, 4, true}}
+                                                {128, 64, 16, 64, 64, 256, true, 3, 1, 4, true},
+                                                {128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true},
+                                                {64, 128, 64, 64, 128, 256, true, 1, 1, 3, true, true},
+                                                {128, 64, 64, 64, 64, 384, true, 2, 1, 3, true, true},
+                                                {128, 128, 64, 64, 64, 640, true, 1, 1, 4, true, true},
+                                                {64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true}}
                           : std::vector<Config>{{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true},
                                                 {128, 64, 32, 128, 64, 128, true, 1, 1, 0, true},
                                                 {128, 128, 16, 128, 64, 256, true, 1, 1, 0, true},
@@ -257,7 +265,8 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
   if (const std::string why = why_illegal<Space>(probe, configs.front()); !why.empty()) GTEST_SKIP() << why;
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}, {200, 136, 272}};
   for (const Config& config : configs) {
-    // Deeper fp32 slabs need more team scratch than some Kokkos versions give (4.6: 48 KB).
+    // Deeper slabs and more buffers need more team scratch than some Kokkos versions give (4.6: 48 KB
+    // unless spaces/ lifts it).
     if (const std::string why = why_illegal<Space>(probe, config); why.find("team scratch") != std::string::npos) {
       std::printf("[skipped] %s\n", why.c_str());
       continue;

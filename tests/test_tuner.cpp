@@ -387,7 +387,7 @@ TEST(SearchSpace, SmallProductsStartGroupedWhereTheSpaceGroups) {
     for (const Config& start : search_starts<Space>(squares, 132)) {
       if (start.bb == 1) continue;
       ++grouped_starts;
-      EXPECT_EQ(start.team, start.micro_tiles() * start.threads_per_tile() * start.bb) << to_string(start);
+      EXPECT_EQ(start.team, start.team_of_tiles() * start.bb) << to_string(start);
       EXPECT_LE(start.team, kGroupedTeam) << to_string(start);
       EXPECT_NE(std::find(candidates.begin(), candidates.end(), start), candidates.end()) << to_string(start);
     }

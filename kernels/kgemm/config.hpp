@@ -2,7 +2,7 @@
 // The tunable parameters of the GEMM kernels, printable as one canonical string
 // ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._bb8" for products per
 // team, "..._st3" for three slab buffers, "..._tc" for tensor cores, "..._wg" for Hopper's
-// warpgroup MMA) that parses back: log lines, YAML and benchmark labels use it.
+// warpgroup MMA, "..._ws" for its warp-specialized kernel) that parses back: log lines, YAML and benchmark labels use it.
 #include <string>
 
 namespace kgemm {
@@ -39,18 +39,28 @@ struct Config {
   // instruction reads. fp32 data (3xTF32): 128 x 64, B from registers, A's slabs staged (kb 16
   // or 32).
   bool wg = false;
+  // Warp specialization ("_ws", fp16 data on Hopper; wg and tc are set too): a producer warpgroup
+  // stages both operands' slabs, and the tiles' warpgroups multiply them straight from scratch
+  // through descriptors, one group left in flight, each buffer handed over and back through
+  // shared-memory barriers instead of a team barrier per slab. That needs three or more slab
+  // buffers of 128 x 128 x 64 (96 KB and up: team scratch past Kokkos 4.6's 48 KB, spaces/
+  // team_scratch.hpp). kb is 64 (A's rows of 128 bytes, the 128-byte swizzle).
+  bool ws = false;
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
   int micro_tiles() const { return (mb / tm) * (nb / tn); }
   int threads_per_tile() const { return wg ? 128 : tc ? 32 : 1; }
+  int producer_threads() const { return ws ? 128 : 0; }  // a team's threads that only stage slabs
+  // A product's team when every thread owns one tile, the producer's beside them.
+  int team_of_tiles() const { return micro_tiles() * threads_per_tile() + producer_threads(); }
   int threads_per_product() const { return team / bb; }
   int tiles_per_thread() const { return (micro_tiles() + threads_per_product() - 1) / threads_per_product(); }
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
            a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.tc == b.tc &&
-           a.wg == b.wg;
+           a.wg == b.wg && a.ws == b.ws;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };

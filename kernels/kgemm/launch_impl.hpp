@@ -17,6 +17,7 @@
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/variants.hpp"
 #include "kgemm/warpgroup_gemm.hpp"
+#include "kgemm/warp_specialized_gemm.hpp"
 #include "kgemm/warpgroup_tf32x3_gemm.hpp"
 
 namespace kgemm {
@@ -120,7 +121,7 @@ std::string why_not_warpgroup_tile_of(const Config& c) {
 template <class ExecSpace, class Scalar>
 std::string why_no_tensor_cores(const Config& c, Accum accum) {
   using Cores = TensorCores<ExecSpace>;
-  const char* suffix = c.wg ? "_wg" : "_tc";
+  const char* suffix = c.ws ? "_ws" : c.wg ? "_wg" : "_tc";
   if (!Cores::available)
     return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop " + suffix);
   if (accum != Accum::F32)
@@ -268,6 +269,18 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
       with_warpgroup_tile<DType::F16>(c.tm, c.tn, [&](auto tile) {
         with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
+          if (c.ws) {
+            const auto launch_teams = [&](auto teams_per_sm) {
+              launch_where_it_applies(
+                  static_cast<WarpSpecializedGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value,
+                                                  decltype(teams_per_sm)::value>*>(nullptr),
+                  " stages A's and B's slabs for wgmma as 16-byte runs by one warpgroup, which needs op(A) and op(B) "
+                  "row-major with 16-byte aligned rows (K and N multiples of 8), and nb / 8 a power of two of at most 16; "
+                  "use _wg or _tc for this call");
+            };
+            if (c.team <= 2 * wgmma::kWarpgroupThreads) return launch_teams(std::integral_constant<int, 2>{});
+            return launch_teams(std::integral_constant<int, 1>{});
+          }
           launch_where_it_applies(
               static_cast<WarpgroupGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value>*>(nullptr),
               " stages B's slabs for wgmma and loads A's fragments as 16-byte runs, which needs op(B) row-major with "

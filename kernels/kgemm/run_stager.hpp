@@ -21,11 +21,11 @@ namespace kgemm {
 // Swizzled: slabs in wgmma's tiles (wgmma::SwizzledSlab, rows of `ld` elements) instead of
 // row-major rows `ld` apart. A run's place in its row then depends on the row modulo 8, so the
 // rows one thread copies must lie a multiple of 8 apart: its place stays the same from copy to
-// copy. Swizzled B slabs (the fp16 warpgroup kernel's) have their K rows in the fragment K
-// order (wgmma::FragmentKOrder): a thread's slab rows row_step apart come from source rows
-// row_step / 4 apart, so it still reads a fixed distance from copy to copy. Swizzled A slabs
-// (the 3xTF32 warpgroup kernel's) keep A's rows in order.
-template <class ExecSpace, class Scalar, bool Swizzled = false>
+// copy. B slabs of BInFragmentKOrder (the fp16 warpgroup kernel's, which loads A's fragments
+// itself) have their K rows in the fragment K order (wgmma::FragmentKOrder): a thread's slab
+// rows row_step apart come from source rows row_step / 4 apart, so it still reads a fixed
+// distance from copy to copy. Other slabs keep the operand's rows in order.
+template <class ExecSpace, class Scalar, bool Swizzled = false, bool BInFragmentKOrder = false>
 struct RunPlan {
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr int kRun = Traits::copy_run_bytes > int(sizeof(Scalar)) ? Traits::copy_run_bytes / int(sizeof(Scalar)) : 1;
@@ -117,8 +117,8 @@ struct RunPlan {
     }
   };
 
-  // Whether the slab's rows are K's in the fragment K order: swizzled B slabs.
-  KOKKOS_INLINE_FUNCTION bool in_fragment_k_order() const { return Swizzled && !k_cols; }
+  // Whether the slab's rows are K's in the fragment K order: B slabs of BInFragmentKOrder.
+  KOKKOS_INLINE_FUNCTION bool in_fragment_k_order() const { return BInFragmentKOrder && !k_cols; }
 
   // Where tile element (row, col) goes in the slab.
   KOKKOS_INLINE_FUNCTION int slab_offset(int row, int col) const {

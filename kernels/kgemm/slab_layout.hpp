@@ -14,7 +14,10 @@ template <int BPadRuns = 1>
 struct PaddedSlabs {
   static constexpr bool swizzled = false;
   static constexpr bool stages_a = true, stages_b = true;
+  static constexpr bool b_in_fragment_k_order = false;
   static constexpr int align = 64;  // regions start on a cache line
+  // The team's threads that stage slabs (the first ones): all of them.
+  KOKKOS_INLINE_FUNCTION static constexpr int staging_threads(int team) { return team; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int pad) { return kb + pad; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int nb, int pad) { return nb + BPadRuns * pad; }
   // Elements of a slab of `rows` rows of `cols`, rows `ld` apart.
@@ -30,7 +33,9 @@ struct PaddedSlabs {
 struct WarpgroupSlabs {
   static constexpr bool swizzled = true;
   static constexpr bool stages_a = false, stages_b = true;
+  static constexpr bool b_in_fragment_k_order = true;  // as A's fragments are loaded
   static constexpr int align = wgmma::kSwizzleAtomBytes;
+  KOKKOS_INLINE_FUNCTION static constexpr int staging_threads(int team) { return team; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int, int) { return wgmma::kTileK; }
   KOKKOS_INLINE_FUNCTION static constexpr int slab_elements(int rows, int cols, int) { return rows * cols; }
@@ -49,9 +54,28 @@ struct WarpgroupSlabs {
 struct Tf32WarpgroupSlabs {
   static constexpr bool swizzled = true;
   static constexpr bool stages_a = true, stages_b = false;
+  static constexpr bool b_in_fragment_k_order = false;
   static constexpr int align = wgmma::kSwizzleAtomBytes;
+  KOKKOS_INLINE_FUNCTION static constexpr int staging_threads(int team) { return team; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int nb, int) { return nb; }
+  KOKKOS_INLINE_FUNCTION static constexpr int slab_elements(int rows, int cols, int) { return rows * cols; }
+  KOKKOS_INLINE_FUNCTION static void copies_landed() { WarpgroupSlabs::copies_landed(); }
+};
+
+// Both operands in the layouts fp16 `wgmma` reads from scratch (the warp-specialized kernel's):
+// A K-major as it is stored (the block's rows of kb = 64 fp16, the 128-byte swizzle, one tile),
+// B MN-major in tiles of 64 columns as WarpgroupSlabs' but with its rows in K's own
+// order. Only the producer warpgroup (the team's last 128 threads) stages them, as whole 16-byte
+// runs, and makes its copies visible to the tensor cores before it hands a buffer over.
+struct StagedWarpgroupSlabs {
+  static constexpr bool swizzled = true;
+  static constexpr bool stages_a = true, stages_b = true;
+  static constexpr bool b_in_fragment_k_order = false;
+  static constexpr int align = wgmma::kSwizzleAtomBytes;
+  KOKKOS_INLINE_FUNCTION static constexpr int staging_threads(int) { return wgmma::kWarpgroupThreads; }
+  KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb; }
+  KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int, int) { return wgmma::kTileK; }
   KOKKOS_INLINE_FUNCTION static constexpr int slab_elements(int rows, int cols, int) { return rows * cols; }
   KOKKOS_INLINE_FUNCTION static void copies_landed() { WarpgroupSlabs::copies_landed(); }
 };

@@ -51,14 +51,14 @@ struct OperandRuns<Plan, true> {
 // Layout: how slabs lie in scratch (slab_layout.hpp): row-major and padded, or one operand alone
 // in the swizzled tiles of Hopper's warpgroup MMA, which only runs stage.
 template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers, class Layout = PaddedSlabs<>>
-struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, Runs> {
+struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, Layout::b_in_fragment_k_order>, Runs> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using LaunchPolicy = KernelTeamPolicy<ExecSpace>;  // what the kernel launches with
   using Traits = SpaceTraits<ExecSpace>;
   static constexpr int kAlign = Layout::align;  // where scratch regions start
   using Stager = SlabStager<ExecSpace, Scalar, Slab>;
-  using Plan = RunPlan<ExecSpace, Scalar, Layout::swizzled>;
+  using Plan = RunPlan<ExecSpace, Scalar, Layout::swizzled, Layout::b_in_fragment_k_order>;
   // Runs are copied as they are, into row-major slabs, by spaces that copy runs.
   static constexpr bool kRunsPossible =
       Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value;
@@ -97,15 +97,17 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled>, 
     a_slab_elements = Layout::stages_a ? aligned_elements(Layout::slab_elements(mb, kb, ld_a)) : 0;
     buffer_elements = a_slab_elements + (Layout::stages_b ? aligned_elements(Layout::slab_elements(kb, nb, ld_b)) : 0);
     if constexpr (Runs) {
-      if constexpr (Layout::stages_a) this->a_runs = Plan(a.A, c.mb, c.kb, c.threads_per_product(), ld_a, true);
-      if constexpr (Layout::stages_b) this->b_runs = Plan(a.B, c.kb, c.nb, c.threads_per_product(), ld_b, false);
+      const int stagers = Layout::staging_threads(c.threads_per_product());
+      if constexpr (Layout::stages_a) this->a_runs = Plan(a.A, c.mb, c.kb, stagers, ld_a, true);
+      if constexpr (Layout::stages_b) this->b_runs = Plan(a.B, c.kb, c.nb, stagers, ld_b, false);
     }
   }
 
   // Whether the staged operands' tiles of this call stage as runs.
   static bool runs_apply(const GemmArgs<Scalar>& a, const Config& c) {
-    return kRunsPossible && (!Layout::stages_a || Plan::applies(a.A, c.kb, c.threads_per_product())) &&
-           (!Layout::stages_b || Plan::applies(a.B, c.nb, c.threads_per_product()));
+    const int stagers = Layout::staging_threads(c.threads_per_product());
+    return kRunsPossible && (!Layout::stages_a || Plan::applies(a.A, c.kb, stagers)) &&
+           (!Layout::stages_b || Plan::applies(a.B, c.nb, stagers));
   }
 
   // Whether every run of R adjacent elements of C's rows that starts at a multiple of R is

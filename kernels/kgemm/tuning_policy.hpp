@@ -92,7 +92,11 @@ struct TuningPolicy<Kokkos::Cuda> {
     // Hopper's warpgroup MMA (two warpgroups of 64 x 128 on 64-deep slabs): dropped where the
     // build or the GPU has none (why_illegal).
     const Config warpgroups{128, 128, 64, 64, 128, 256, true, 1, 1, 0, true};
-    if (fp16_on_tensor_cores(dtype)) return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m, warpgroups};
+    // Its warp-specialized kernel, four 32 KB slab buffers (past Kokkos 4.6's 48 KB: offered
+    // where spaces/ lifts the cap).
+    const Config specialized{128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true};
+    if (fp16_on_tensor_cores(dtype))
+      return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m, warpgroups, specialized};
     std::vector<Config> seeds = {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
     if (fp32_on_tensor_cores(dtype)) {
       seeds.push_back(fp32_tensor_core_config());
@@ -116,7 +120,7 @@ struct TuningPolicy<Kokkos::Cuda> {
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
   // stay in registers.
-  static bool worth_trying(const Config& c) { return c.threads_per_product() == c.micro_tiles() * c.threads_per_tile(); }
+  static bool worth_trying(const Config& c) { return c.threads_per_product() == c.team_of_tiles(); }
 };
 #endif
 

@@ -35,9 +35,10 @@ constexpr Field kOptionalFields[] = {{"ks", &Config::ks, 1, kMaxSplits, 1},
                                      {"st", &Config::slab_buffers, 0, kMaxSlabBuffers, 0}};
 constexpr const char* kTensorCores = "_tc";
 constexpr const char* kWarpgroups = "_wg";
+constexpr const char* kWarpSpecialized = "_ws";
 constexpr const char* kFormat =
     "format mb64_nb64_kb32_tm4_tn4_team16, optionally followed by _ks<splits>, _bb<products per team>, "
-    "_st<slab buffers> and _tc or _wg";
+    "_st<slab buffers> and _tc, _wg or _ws";
 
 std::string range_of(const Field& field) { return std::to_string(field.min) + " to " + std::to_string(field.max); }
 
@@ -100,7 +101,9 @@ std::string to_string(const Config& config) {
       out += '_';
       append(field);
     }
-  if (config.wg)
+  if (config.ws)
+    out += kWarpSpecialized;
+  else if (config.wg)
     out += kWarpgroups;
   else if (config.tc)
     out += kTensorCores;
@@ -111,6 +114,7 @@ std::string why_malformed(const Config& c) {
   if (const Field* field = field_out_of_range(c))
     return std::string(field->key) + " = " + std::to_string(c.*field->member) + " is outside " + range_of(*field);
   if (c.wg && !c.tc) return "warpgroup configs (_wg) run on tensor cores; set tc as well";
+  if (c.ws && !c.wg) return "warp-specialized configs (_ws) run on warpgroups; set wg and tc as well";
   if (!compiled(c))
     return std::string(tile_kind(c)) + dims(c.tm, c.tn) + " is not a compiled variant; compiled:" + tile_list(tiles_of_kind(c));
   if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
@@ -127,10 +131,15 @@ std::string why_malformed(const Config& c) {
   if (c.wg && is_warpgroup_tile_of<DType::F32>(c.tm, c.tn) && c.kb != 16 && c.kb != 32)
     return "the fp32 warpgroup tile " + dims(c.tm, c.tn) +
            " reads A's slabs as rows of 16 or 32 floats (the 64- or 128-byte swizzle); make kb 16 or 32";
-  if (c.tc && c.threads_per_product() != c.threads_per_tile() * c.micro_tiles())
+  if (c.ws && !is_warpgroup_tile_of<DType::F16>(c.tm, c.tn))
+    return "the warp-specialized kernel (_ws) multiplies fp16 data; its tiles are" +
+           tile_list(warpgroup_tiles(DType::F16));
+  if (c.ws && c.kb != 64)
+    return "the warp-specialized kernel (_ws) stages A's slabs as rows of 64 fp16 (the 128-byte swizzle); make kb 64";
+  if (c.tc && c.threads_per_product() != c.team_of_tiles())
     return std::string("a tensor-core team is ") + (c.wg ? "one 128-thread warpgroup" : "one 32-thread warp") + " per " +
-           dims(c.tm, c.tn) + " tile: team " + std::to_string(c.threads_per_tile() * c.micro_tiles() * c.bb) +
-           " for this block" + (c.bb > 1 ? " and bb" : "");
+           dims(c.tm, c.tn) + " tile" + (c.ws ? " and the producer warpgroup" : "") + ": team " +
+           std::to_string(c.team_of_tiles() * c.bb) + " for this block" + (c.bb > 1 ? " and bb" : "");
   return "";
 }
 
@@ -147,9 +156,11 @@ Config parse_config(const std::string& text) {
   const auto ends_with = [&](const std::string& suffix) {
     return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  config.wg = ends_with(kWarpgroups);
+  config.ws = ends_with(kWarpSpecialized);
+  config.wg = config.ws || ends_with(kWarpgroups);
   config.tc = config.wg || ends_with(kTensorCores);
-  const std::size_t suffix = config.tc ? std::string(config.wg ? kWarpgroups : kTensorCores).size() : 0;
+  const std::size_t suffix =
+      config.tc ? std::string(config.ws ? kWarpSpecialized : config.wg ? kWarpgroups : kTensorCores).size() : 0;
   std::istringstream in(text.substr(0, text.size() - suffix));
   std::string token;
   for (const Field& field : kFields) {

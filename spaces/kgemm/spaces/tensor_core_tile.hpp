@@ -236,6 +236,42 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
 #endif
   }
 
+  // acc += A (the warpgroup's 64 rows of a 64-deep slab staged K-major: rows of 128 bytes, the
+  // 128-byte swizzle, from a_rows) * B[slab, col0 : col0 + WN] (MN-major tiles of 64 columns, 64
+  // rows each), both read by the tensor cores through descriptors. Issued as one group and not
+  // waited for: the caller keeps it in flight while the next slab lands (wait_for_groups). The
+  // depth is fixed: behind a run-time test on it, ptxas closed each group with an empty wgmma of
+  // its own, and waiting for all but one group then waited for the real one.
+  static constexpr int staged_k = wgmma::kTileK;
+  KOKKOS_INLINE_FUNCTION void multiply_staged(const half* a_rows, const half* b_slab, int col0) {
+#if defined(KGEMM_WGMMA)
+    float(&d)[WN / 2] = reinterpret_cast<float(&)[WN / 2]>(acc);
+    constexpr int kBytes = sizeof(half), kSteps = staged_k / wgmma::kInstructionK;
+    const unsigned a_base = detail::shared_address(a_rows);
+    const unsigned b_base = detail::shared_address(b_slab + col0 / b_row * staged_k * b_row);
+    wgmma::fence();
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s)
+      wgmma::mma_async<WN, true>(
+          d, wgmma::descriptor_k_major(a_base + kBytes * s * wgmma::kInstructionK, kBytes * staged_k),
+          wgmma::descriptor_mn_major(b_base + kBytes * s * wgmma::kInstructionK * b_row, kBytes * staged_k * b_row), true);
+    wgmma::commit_group();
+#else
+    (void)a_rows, (void)b_slab, (void)col0;
+    Base::unsupported("kgemm: warp-specialized configs (_ws) need device code compiled for sm_90a and a GPU of compute capability 9.0");
+#endif
+  }
+
+  // Returns once at most InFlight of the groups multiply_staged issued are still running; with
+  // none left, the accumulators are the caller's again.
+  template <int InFlight>
+  KOKKOS_INLINE_FUNCTION void wait_for_groups() {
+#if defined(KGEMM_WGMMA)
+    wgmma::wait_group<InFlight>();
+    if constexpr (InFlight == 0) wgmma::pin_accumulators(reinterpret_cast<float(&)[WN / 2]>(acc));
+#endif
+  }
+
   // f(i, j, value_j, value_j+1) over the thread's elements of the 64 x WN tile.
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_each_pair(F&& f) const {

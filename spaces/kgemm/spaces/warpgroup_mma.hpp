@@ -33,6 +33,7 @@ constexpr int kTileK = 64;              // fp16 elements in one 128-byte swizzle
 constexpr int kInstructionK = 16;       // k of one wgmma.m64nNk16
 constexpr int kTf32InstructionK = 8;    // k of one TF32 wgmma.m64nNk8
 constexpr int kInstructionM = 64;       // rows of A (and of C) one wgmma multiplies
+constexpr int kWarpgroupThreads = 128;  // four warps issue one wgmma
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 bytes: the 128-byte swizzle's period
 constexpr int kSwizzleRows = 8;          // rows of one period, in either swizzle
 

@@ -75,7 +75,7 @@ Config fit_to_products(Config start, const Problem& problem) {
   start.nb = covering(ranges.nb, problem.n, start.nb, start.tn);
   start.kb = covering(ranges.kb, problem.k, start.kb, start.wg ? 32 : start.tc ? 16 : 1);
   if (start.mb < problem.m || start.nb < problem.n) return start;  // several blocks per product
-  const int per_product = start.micro_tiles() * start.threads_per_tile();
+  const int per_product = start.team_of_tiles();
   Config grouped = start;
   for (int bb : ranges.bb) {
     Config c = start;
@@ -158,18 +158,20 @@ std::vector<Config> candidate_configs(const Problem& problem) {
         // warps per tile of the dtype's own, one product per team.
         const bool tensor_cores = problem.dtype == DType::F16 ? TensorCores<ExecSpace>::on_device()
                                                               : TensorCores<ExecSpace>::tf32_on_device();
-        const auto consider_tiles = [&](const std::vector<std::pair<int, int>>& tiles, bool warpgroups) {
+        const auto consider_tiles = [&](const std::vector<std::pair<int, int>>& tiles, bool warpgroups, bool specialized) {
           for (auto [tm, tn] : tiles)
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
                 for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers, warpgroups};
-                  c.team = c.micro_tiles() * c.threads_per_tile() * bb;  // consider() drops blocks not a multiple of the tile
+                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers, warpgroups, specialized};
+                  c.team = c.team_of_tiles() * bb;  // consider() drops blocks not a multiple of the tile
                   consider(c);
                 }
         };
-        if (tensor_cores) consider_tiles(warp_tiles(), false);
-        if (tensor_cores && bb == 1) consider_tiles(warpgroup_tiles(problem.dtype), true);
+        if (tensor_cores) consider_tiles(warp_tiles(), false, false);
+        if (tensor_cores && bb == 1) consider_tiles(warpgroup_tiles(problem.dtype), true, false);
+        // The warp-specialized kernel (fp16; why_illegal drops it where it cannot run).
+        if (tensor_cores && bb == 1 && problem.dtype == DType::F16) consider_tiles(warpgroup_tiles(problem.dtype), true, true);
       }
   return candidates;
 }
