@@ -67,7 +67,8 @@ struct Tf32WarpgroupSlabs {
 // A K-major as it is stored (the block's rows of kb = 64 fp16, the 128-byte swizzle, one tile),
 // B MN-major in tiles of 64 columns as WarpgroupSlabs' but with its rows in K's own
 // order. Only the producer warpgroup (the team's last 128 threads) stages them, as whole 16-byte
-// runs, and makes its copies visible to the tensor cores before it hands a buffer over.
+// runs; the copies land without the producer waiting for them, so each thread that multiplies
+// makes them visible to the tensor cores (copies_landed) once the buffer's barrier says they landed.
 struct StagedWarpgroupSlabs {
   static constexpr bool swizzled = true;
   static constexpr bool stages_a = true, stages_b = true;

@@ -1,20 +1,20 @@
 #pragma once
 // The warp-specialized warpgroup GEMM kernel (configs ending in "_ws": fp16 data, fp32
 // accumulation, Hopper's `wgmma`, 64-deep slabs). The team is one warpgroup per 64 x WN tile of
-// the block and
-// a producer warpgroup (the last 128 threads). The producer stages both operands' slabs as
-// 16-byte runs into StagedWarpgroupSlabs, SlabBuffers buffers deep, and hands each buffer over
-// as soon as its copies land; each tile's warpgroup multiplies from the buffer through
-// descriptors, leaves that group in flight while it waits for the next buffer, and hands a
-// buffer back once the group reading it is done. Buffers go back and forth through two
-// shared-memory barriers each (spaces/: mbarrier), so no warp waits for the whole team once
-// per slab as the team-barrier pipeline's do, and the tensor cores get the next group while
-// the last one still runs. Results go from the registers to C two adjacent columns per store,
-// as the other warpgroup kernel's do.
+// the block and a producer warpgroup (the last 128 threads). The producer stages both operands'
+// slabs as 16-byte runs into StagedWarpgroupSlabs, SlabBuffers buffers deep; each thread's
+// copies arrive on the buffer's barrier as they land, so the producer never waits for its own
+// copies, only for a buffer to come back. Each tile's warpgroup multiplies from the buffer
+// through descriptors, leaves that group in flight while it waits for the next buffer, and
+// gives a buffer back once the group reading it is done. Buffers go back and forth through two
+// shared-memory barriers each (spaces/: mbarrier), so no warp waits for the whole team once per
+// slab as the team-barrier pipeline's do, and the tensor cores get the next group while the last
+// one still runs. Results go from the registers to C two adjacent columns per store, as the
+// other warpgroup kernel's do.
 //
 // What it needs to pay, and why it is offered where it is: with a group in flight a buffer is
-// busy for two slabs, so SlabBuffers - 2 slabs are copied ahead; 128 x 128 blocks with 64-deep
-// slabs take 32 KB a buffer, so the depth that feeds the tensor cores (three or four buffers)
+// busy for two slabs, so SlabBuffers - 2 slabs are copied ahead of the one multiplied; 128 x 128
+// blocks take 32 KB a buffer, so the depth that feeds the tensor cores (three or four buffers)
 // is past the 48 KB Kokkos 4.6 grants a team unless spaces/ lifts it (team_scratch.hpp).
 #include <Kokkos_Core.hpp>
 #include <cstddef>
@@ -68,33 +68,24 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
   }
 
 #if defined(KGEMM_WGMMA)
-  // Slab t of the team's range goes to buffer t % SlabBuffers; its copies are one group. The
-  // producer hands slab t - (SlabBuffers - 1) over before it waits for a buffer to come back:
-  // a consumer gives a buffer back only once it issued the next slab's group.
+  // Slab t of the team's range goes to buffer t % SlabBuffers. Each thread's copies of a slab
+  // arrive on the buffer's `full` barrier as they land (no wait here): the producer goes on to
+  // the next buffer as soon as a consumer gives it back, SlabBuffers - 1 slabs ahead.
   KOKKOS_INLINE_FUNCTION void produce(int rank, char* scratch, std::uint64_t* full, std::uint64_t* empty,
                                       const BlockOrigin& at, int first, int count) const {
     using Traits = typename Pipeline::Traits;
     const StagingRank stager{rank};
     const auto a_copies = this->a_runs.thread(stager, this->args.A, at.b, at.m0, 0);
     const auto b_copies = this->b_runs.thread(stager, this->args.B, at.b, 0, at.n0);
-    constexpr int ahead = SlabBuffers - 1;
-    const auto hand_over = [&](int t) {
-      StagedWarpgroupSlabs::copies_landed();
-      mbarrier::arrive(&full[t % SlabBuffers]);
-    };
     for (int t = 0; t < count; ++t) {
       const int buffer = t % SlabBuffers;
-      if (t >= ahead) {  // slab t - ahead's group and the ahead - 1 younger ones were committed
-        Traits::template wait_scratch_copies<ahead - 1>();
-        hand_over(t - ahead);
-      }
       if (t >= SlabBuffers) mbarrier::wait(&empty[buffer], (t / SlabBuffers - 1) & 1);
       a_copies.stage(a_slab(scratch, buffer), first + t, KB);
       b_copies.stage(b_slab(scratch, buffer), first + t, KB);
-      Traits::commit_scratch_copies();
+      mbarrier::arrive_when_copies_land(&full[buffer]);
     }
-    Traits::template wait_scratch_copies<0>();
-    for (int t = count > ahead ? count - ahead : 0; t < count; ++t) hand_over(t);
+    Traits::commit_scratch_copies();
+    Traits::template wait_scratch_copies<0>();  // none in flight when the thread ends
   }
 
   // The tile's warpgroup: slab t's group issued, then slab t - 1's waited for and its buffer
@@ -104,6 +95,7 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
     for (int t = 0; t < count; ++t) {
       const int buffer = t % SlabBuffers;
       mbarrier::wait(&full[buffer], (t / SlabBuffers) & 1);
+      StagedWarpgroupSlabs::copies_landed();  // the producer's copies, made visible to the tensor cores
       tile.multiply_staged(a_slab(scratch, buffer) + row0 * KB, b_slab(scratch, buffer), col0);
       if (t > 0) {
         tile.template wait_for_groups<1>();

@@ -28,6 +28,12 @@ __device__ inline void arrive(std::uint64_t* barrier) {
                : "memory");
 }
 
+// Arrives on the barrier once every cp.async this thread issued so far has landed (counted as
+// one of the phase's arrivals): the copying thread hands its copies over without waiting for them.
+__device__ inline void arrive_when_copies_land(std::uint64_t* barrier) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(detail::shared_address(barrier)) : "memory");
+}
+
 // Returns once the phase of parity `parity` (0 for the first, 1 for the second, ...) completed.
 __device__ inline void wait(std::uint64_t* barrier, int parity) {
   asm volatile(

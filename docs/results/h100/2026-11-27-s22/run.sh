@@ -23,6 +23,13 @@ timeout 300 $T/test_gemm --gtest_filter='*Cuda*:TeamScratch*' --gtest_brief=1 > 
 echo "test_gemm rc=$? $(tail -1 "$R/test_gemm.log")"; grep -h '^\[team scratch\]\|FAILED  \]\|Failure' "$R/test_gemm.log" | sort | uniq -c | head -20
 KGEMM_TEAM_SCRATCH_LIFT=off timeout 200 $T/test_gemm --gtest_filter='*Cuda*TeamScratch*:*Cuda*Warpgroup*' --gtest_brief=1 > "$R/test_gemm_off.log" 2>&1
 echo "test_gemm lift off rc=$? $(tail -1 "$R/test_gemm_off.log")"; grep -h '^\[team scratch\]\|^\[skipped\]' "$R/test_gemm_off.log" | sort -u | head
+if [ -x .device/nolift/unpack.sh ]; then  # the build with -DKGEMM_LIFT_TEAM_SCRATCH=OFF
+  .device/nolift/unpack.sh > /dev/null
+  LD_LIBRARY_PATH=$PWD/.device/nolift/lib timeout 300 .device/nolift/tests/test_gemm --gtest_filter='*Cuda*:TeamScratch*' \
+      --gtest_brief=1 > "$R/test_gemm_nolift_build.log" 2>&1
+  echo "test_gemm (build without the lift) rc=$? $(tail -1 "$R/test_gemm_nolift_build.log")"
+  grep -h '^\[team scratch\]' "$R/test_gemm_nolift_build.log" | sort -u
+fi
 timeout 100 $T/test_api --gtest_brief=1 > "$R/test_api.log" 2>&1
 echo "test_api rc=$? $(tail -1 "$R/test_api.log")"
 
@@ -79,7 +86,7 @@ if [ -n "${NCU:-}" ] && command -v ncu > /dev/null; then  # one 128 x 128 x 64 _
   S="--section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy"
   timeout 120 ncu $S --kernel-name-base demangled -k regex:WarpSpecializedGemm -c 1 $X/kgemm-run --space cuda --shape 6272x512x4608 --dtype fp16 \
       --config mb128_nb128_kb64_tm64_tn128_team384_st4_ws --reps 1 > "$R/ncu-ws.txt" 2>&1; echo "ncu ws rc=$?"
-  timeout 120 ncu $S --kernel-name-base demangled -k "regex:warp_specialized_gemm<64, 4, 1, 2, true>" -c 1 .device/study/warp_specialized_wgmma > "$R/ncu-study.txt" 2>&1
+  timeout 120 ncu $S --kernel-name-base demangled -k "regex:warp_specialized_gemm<\(int\)64, \(int\)4, \(int\)1, \(int\)2, \(bool\)1>" -c 1 .device/study/warp_specialized_wgmma > "$R/ncu-study.txt" 2>&1
   echo "ncu study rc=$?"
 fi
 step done
