@@ -1433,7 +1433,9 @@ KGEMM_CASE_TEST(DispatchTest, UntunedShapeUsesStoredConfigThatFits) {
   expect_gemm_runs_split_of<TypeParam>(g, fitting);
 }
 
-KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
+// A store named with KGEMM_CONFIG_FILE serves whichever device of the space it was tuned for,
+// with one warning naming both devices.
+KGEMM_CASE_TEST(DispatchTest, UsesANamedStoreOfAnotherDeviceWithOneWarning) {
   using Space = typename TypeParam::ExecSpace;
   const Problem problem = problem_of_shape<TypeParam>(67, 45, 129);
   DeviceInfo other = device_info<Space>();
@@ -1441,11 +1443,14 @@ KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
   const StoreInUse store(store_for(other, {{problem, non_default_config<Space>()}}));
   testing::internal::CaptureStderr();
   const Config chosen = select_config<Space>(problem);
+  select_config<Space>(problem_of_shape<TypeParam>(8, 8, 8));
   const std::string warnings = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(to_string(chosen), to_string(TuningPolicy<Space>::default_config(problem.dtype)));
-  EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs in " + store.path(), 0), 0u) << warnings;
+  EXPECT_EQ(to_string(chosen), to_string(non_default_config<Space>()));
+  EXPECT_EQ(warnings.rfind("kgemm: warning: using tuned configs in " + store.path() + " (KGEMM_CONFIG_FILE)", 0), 0u)
+      << warnings;
   EXPECT_NE(warnings.find(to_string(other)), std::string::npos) << warnings;
   EXPECT_NE(warnings.find(to_string(device_info<Space>())), std::string::npos) << warnings;
+  EXPECT_EQ(occurrences(warnings, "\n"), 1u) << warnings;
 }
 
 KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
@@ -1676,6 +1681,228 @@ KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {
   const ScopedEnv path("KGEMM_CONFIG_PATH", empty.path() + "::" + configs.path());
   EXPECT_EQ(to_string(select_config<Space>(problem)), to_string(tuned));
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Which store serves a device without one of its own (find_serving_store), on synthetic devices
+// of an architecture no committed store has, with the search path reduced to test directories.
+
+// The search path is `dirs`, KGEMM_CONFIG_FILE unset; the installed stores, still searched, are
+// of other architectures than the tests'.
+class SearchPath {
+ public:
+  explicit SearchPath(const std::vector<std::string>& dirs) : path_("KGEMM_CONFIG_PATH", joined(dirs)) {}
+
+ private:
+  static std::string joined(const std::vector<std::string>& dirs) {
+    std::string text;
+    for (const std::string& dir : dirs) text += (text.empty() ? "" : ":") + dir;
+    return text;
+  }
+  TempDir user_;
+  ScopedEnv no_file_{"KGEMM_CONFIG_FILE", ""}, user_dir_{"XDG_DATA_HOME", user_.path()};
+  ScopedEnv path_;
+};
+
+const DeviceInfo kStoreless{"openmp", "Test CPU A", "test_arch-simd9", 4};
+
+DeviceInfo variant(DeviceInfo device, const std::string& name, int threads, const std::string& arch = "") {
+  device.device = name;
+  device.threads = threads;
+  if (!arch.empty()) device.arch = arch;
+  return device;
+}
+
+// `device`'s store with one entry, saved as `path`.
+void save_store(const DeviceInfo& device, const std::string& path) {
+  store_for(device, {{gemm_f32(64, 64, 64), Config{32, 32, 32, 4, 4, 1}}}).save(path);
+}
+
+// The store serving `device` and why, checking that finding it warned about nothing.
+std::string serving_of(const DeviceInfo& device) {
+  std::vector<std::string> warnings;
+  const ServingStore serving = find_serving_store(device, warnings);
+  EXPECT_EQ(warnings, std::vector<std::string>{});
+  EXPECT_EQ(serving.store.has_value(), serving.match != StoreMatch::None);
+  return std::string(to_string(serving.match)) + " " + fs::path(serving.path).filename().string();
+}
+
+// This device's store; else the same device under another file name; else another of the same
+// model (another thread count); else the nearest count among other models; never another
+// architecture or space.
+TEST(StoreFallback, ExactThenSameModelThenNearestCountOfTheArchitectureThenNone) {
+  TempDir first, second;
+  const SearchPath path({first.path(), second.path()});
+  save_store(kStoreless, first.file(device_slug(kStoreless) + ".yaml"));
+  save_store(kStoreless, second.file("renamed.yaml"));
+  save_store(variant(kStoreless, "Test CPU A", 16), second.file("a16.yaml"));
+  save_store(variant(kStoreless, "Test CPU B", 3), first.file("b3.yaml"));
+  save_store(variant(kStoreless, "Test CPU C", 32), first.file("c32.yaml"));
+  save_store(variant(kStoreless, "Test CPU A", 4, "test_arch-simd5"), first.file("other-arch.yaml"));
+  DeviceInfo other_space = kStoreless;
+  other_space.space = "serial";
+  save_store(other_space, first.file("other-space.yaml"));
+  const std::vector<std::pair<std::string, std::string>> removed_then_served = {
+      {"", "exact " + device_slug(kStoreless) + ".yaml"},
+      {first.file(device_slug(kStoreless) + ".yaml"), "exact renamed.yaml"},
+      {second.file("renamed.yaml"), "same architecture a16.yaml"},
+      {second.file("a16.yaml"), "same architecture b3.yaml"},
+      {first.file("b3.yaml"), "same architecture c32.yaml"},
+      {first.file("c32.yaml"), "none "}};
+  for (const auto& [removed, served] : removed_then_served) {
+    if (!removed.empty()) fs::remove(removed);
+    EXPECT_EQ(serving_of(kStoreless), served) << "after removing " << removed;
+  }
+}
+
+// Counts equally far by ratio: the larger (its configs were chosen to fill more cores or SMs);
+// then search order. A file name is searched once, in the first directory that has it.
+TEST(StoreFallback, TiesGoToTheLargerCountThenToSearchOrder) {
+  TempDir first, second;
+  const SearchPath path({first.path(), second.path()});
+  save_store(variant(kStoreless, "Test CPU B", 2), first.file("b2.yaml"));
+  save_store(variant(kStoreless, "Test CPU C", 8), second.file("c8.yaml"));
+  EXPECT_EQ(serving_of(kStoreless), "same architecture c8.yaml");
+  save_store(variant(kStoreless, "Test CPU D", 8), first.file("d8.yaml"));
+  EXPECT_EQ(serving_of(kStoreless), "same architecture d8.yaml");
+  save_store(variant(kStoreless, "Test CPU E", 4, "test_arch-simd5"), first.file("shadow.yaml"));
+  save_store(variant(kStoreless, "Test CPU E", 4), second.file("shadow.yaml"));
+  EXPECT_EQ(serving_of(kStoreless), "same architecture d8.yaml");
+}
+
+// KGEMM_CONFIG_FILE: any device of the space, one warning when not this one; a file of another
+// space leaves the search to run, saying so; one that does not load serves nothing, saying why.
+TEST(StoreFallback, ANamedStoreServesAnyDeviceOfItsSpace) {
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  save_store(variant(kStoreless, "Test CPU B", 4), dir.file("b4.yaml"));
+  const DeviceInfo elsewhere = variant(kStoreless, "Test GPU", 100, "test_sm_99");
+  save_store(variant(elsewhere, "Test GPU", 100), dir.file("gpu.yaml"));
+  const DeviceInfo far_away = variant(kStoreless, "Test CPU Z", 64, "test_arch-simd5");
+  save_store(far_away, dir.file("far.yaml"));
+  {
+    const ScopedEnv named("KGEMM_CONFIG_FILE", dir.file("far.yaml"));
+    std::vector<std::string> warnings;
+    const ServingStore serving = find_serving_store(kStoreless, warnings);
+    EXPECT_EQ(serving.match, StoreMatch::Named);
+    EXPECT_FALSE(serving.own);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find(to_string(far_away)), std::string::npos) << warnings[0];
+    EXPECT_NE(describe(serving, kStoreless).find("named by KGEMM_CONFIG_FILE"), std::string::npos);
+  }
+  {
+    DeviceInfo gpu_store = elsewhere;
+    gpu_store.space = "cuda";
+    save_store(gpu_store, dir.file("gpu.yaml"));
+    const ScopedEnv named("KGEMM_CONFIG_FILE", dir.file("gpu.yaml"));
+    std::vector<std::string> warnings;
+    const ServingStore serving = find_serving_store(kStoreless, warnings);
+    EXPECT_EQ(serving.match, StoreMatch::SameArch);
+    EXPECT_EQ(serving.path, dir.file("b4.yaml"));
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("holds configs of the cuda space, not openmp"), std::string::npos) << warnings[0];
+  }
+  {
+    write_text(dir.file("broken.yaml"), "device: {space: [\n");
+    const ScopedEnv named("KGEMM_CONFIG_FILE", dir.file("broken.yaml"));
+    std::vector<std::string> warnings;
+    EXPECT_EQ(find_serving_store(kStoreless, warnings).match, StoreMatch::None);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].rfind("ignoring tuned configs: kgemm: " + dir.file("broken.yaml") + ": line ", 0), 0u);
+  }
+}
+
+// A file named as this device's store that holds another device's configs, or does not load, is
+// not its store: warned about, and the nearest store of the architecture serves.
+TEST(StoreFallback, AFileNamedForThisDeviceThatIsNotItsStoreIsWarnedAbout) {
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  const std::string own = dir.file(device_slug(kStoreless) + ".yaml");
+  save_store(variant(kStoreless, "Test CPU B", 4), dir.file("b4.yaml"));
+  for (const std::string& text : {saved_text(store_for(variant(kStoreless, "Test CPU A", 4, "test_arch-simd5"), {})),
+                                  std::string("device: {space: [\n")}) {
+    write_text(own, text);
+    std::vector<std::string> warnings;
+    const ServingStore serving = find_serving_store(kStoreless, warnings);
+    EXPECT_EQ(serving.match, StoreMatch::SameArch);
+    EXPECT_EQ(serving.path, dir.file("b4.yaml"));
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find(own), std::string::npos) << warnings[0];
+  }
+}
+
+// Another device's store is ranked with this device's facts: the problem's fit on this GPU's
+// SMs and bandwidth, the source's on the store's GPU.
+TEST(StoreFallback, AnotherDevicesStoreIsRankedWithThisDevicesFacts) {
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  DeviceInfo gpu = kStoreless;
+  gpu.space = "cuda";
+  const DeviceInfo small = with_bandwidth(variant(gpu, "Test GPU S", 50, "test_sm_99"), 1000);
+  const DeviceInfo big = with_bandwidth(variant(small, "Test GPU L", 132), 3000);
+  const Config config{64, 64, 32, 8, 4, 128};
+  store_for(big, {{gemm_f32(4096, 256, 1024), config}}).save(dir.file("big.yaml"));
+  TunedConfigs configs(small);
+  EXPECT_EQ(configs.serving().match, StoreMatch::SameArch);
+  const auto accept_all = [](const Problem&, const Config&) { return std::string(); };
+  const DispatchChoice choice = configs.explain(gemm_f32(2048, 256, 4096), [] { return Config{}; }, accept_all);
+  ASSERT_TRUE(choice.prediction);
+  EXPECT_EQ(choice.prediction->on_problem.slots, team_slots(choice.config, small));
+  EXPECT_EQ(choice.prediction->on_source.slots, team_slots(config, big));
+  EXPECT_NE(team_slots(config, small), team_slots(config, big));
+  const RatePrediction expected =
+      predict_rate(gemm_f32(2048, 256, 4096), choice.prediction->source, choice.config, small, big);
+  EXPECT_DOUBLE_EQ(choice.prediction->gflops, expected.gflops);
+}
+
+// A store tuned on a device with more threads or SMs, more scratch or tensor cores than this one
+// holds configs this device cannot run: each is checked here (why_illegal, as every call does)
+// and passed over quietly, so a call runs the best config that is legal here, or the default.
+KGEMM_CASE_TEST(DispatchTest, AnotherDevicesStoreNeverRunsAConfigIllegalHere) {
+  using Space = typename TypeParam::ExecSpace;
+  const Accum accum = TypeParam::accum;
+  DeviceInfo here = device_info<Space>();
+  here.device = "kgemm test device";
+  here.arch = "kgemm_test_arch";
+  const DeviceInfo bigger = variant(here, "kgemm test device, bigger", 8 * here.threads);
+  Config huge_team = TuningPolicy<Space>::default_config();
+  huge_team.team = 4096;
+  const Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
+  const Config big_scratch{1024, 1024, 1024, 8, 8, 1};
+  const Config legal = non_default_config<Space>();
+  GemmCheck g;
+  g.m = 100, g.n = 64, g.k = 147;
+  const auto shape = [&](int times) { return problem_of_shape<TypeParam>(times * g.m, g.n, g.k); };
+  // The illegal configs measured fastest, so the model ranks them first.
+  const ConfigStore store = store_of(bigger, {{shape(1), huge_team, 900, 1, 10},
+                                              {shape(2), tensor_cores, 800, 1, 10},
+                                              {shape(4), big_scratch, 700, 1, 10},
+                                              {shape(16), legal, 1, 1, 10}});
+  int illegal_here = 0;
+  for (const TunedEntry& entry : store.entries()) illegal_here += !why_illegal<Space>(entry.problem, entry.config, accum).empty();
+  ASSERT_GE(illegal_here, 2) << "the test needs configs this device cannot run";
+  TempDir dir;
+  store.save(dir.file("bigger.yaml"));
+  {
+    const SearchPath path({dir.path()});
+    TunedConfigs configs(here);
+    ASSERT_EQ(configs.serving().match, StoreMatch::SameArch);
+    const auto check = [&](const Problem& p, const Config& c) { return why_illegal<Space>(p, c, accum); };
+    const auto fallback = [] { return TuningPolicy<Space>::default_config(); };
+    testing::internal::CaptureStderr();
+    const int times_m[] = {1, 2, 3, 4, 16};  // nvcc: no braced lists in range-for
+    for (int times : times_m) {
+      const Config chosen = configs.select(shape(times), accum, fallback, check);
+      EXPECT_EQ(why_illegal<Space>(shape(times), chosen, accum), "") << to_string(chosen);
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  // Through kgemm::gemm, the store named: the one legal config runs, correctly.
+  const StoreInUse named(store_for(bigger, {{shape(1), huge_team}, {shape(16), legal}}));
+  testing::internal::CaptureStderr();
+  expect_gemm_runs_split_of<TypeParam>(g, legal);
+  EXPECT_EQ(occurrences(testing::internal::GetCapturedStderr(), "\n"), 1u);  // the named store's warning only
 }
 
 }  // namespace
