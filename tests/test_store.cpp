@@ -162,6 +162,8 @@ TEST(DeviceInfo, DescribesEveryEnabledSpace) {
 
 const DeviceInfo kTestDevice{"openmp", "Test CPU @ 2.20GHz, rev. 7: \"B\"", "x86_64-avx2", 4};
 const Problem kTunedShape = gemm_f32(12544, 64, 147);
+// How kTunedShape's entry line ends as saved.
+const std::string kTunedShapeLineEnd = "candidates: 40, generation: " + std::to_string(kKernelGeneration) + "}";
 
 // Entries in no particular order, with GFLOP/s that have no short decimal form.
 std::vector<TunedEntry> sample_entries() {
@@ -222,7 +224,8 @@ TEST(StoreFile, TextIsSortedWhateverTheInsertionOrder) {
 
   // One readable line per entry; kernel, dtype, orders, batch, then m, n, k decide the order.
   EXPECT_NE(text.find("\n  - {kernel: gemm, dtype: f32, order: nn, m: 12544, n: 64, k: 147, batch: 1, "
-                      "config: mb64_nb64_kb32_tm4_tn4_team16, gflops: 55.2, default_gflops: 12.1, candidates: 40}\n"),
+                      "config: mb64_nb64_kb32_tm4_tn4_team16, gflops: 55.2, default_gflops: 12.1, " +
+                      kTunedShapeLineEnd + "\n"),
             std::string::npos)
       << text;
   const std::vector<std::string> in_order = {"order: nn, m: 784,", "order: nn, m: 3136,", "order: nn, m: 12544,",
@@ -262,7 +265,7 @@ int line_of(const std::string& text, const std::string& what) {
 // Fields this build does not know (a newer kgemm's, or a note added by hand) anywhere in a store.
 std::string text_with_unknown_fields() {
   std::string text = saved_text(sample_store());
-  text = text_after_replacing(text, "candidates: 40}", "candidates: 40, note: tuned by ci}");
+  text = text_after_replacing(text, "candidates: 40,", "candidates: 40, note: tuned by ci,");
   return text_after_replacing(text, "\nentries:", "\nnotes: {a: 1, b: [2, 3]}\nentries:");
 }
 
@@ -277,7 +280,7 @@ TEST(StoreFile, UnknownFieldsAreReadByReadersAndRefusedByWriters) {
   EXPECT_TRUE(ConfigStore::load(path, &refused).entries() == sample_store().entries());
   EXPECT_TRUE(refused.empty());
 
-  const std::string entry_note = text_after_replacing(saved_text(sample_store()), "candidates: 40}", "candidates: 40, note: x}");
+  const std::string entry_note = text_after_replacing(saved_text(sample_store()), "candidates: 40,", "candidates: 40, note: x,");
   const std::string top_level_notes = text_after_replacing(saved_text(sample_store()), "\nentries:", "\nnotes: hand-tuned\nentries:");
   const std::string device_field = text_after_replacing(saved_text(sample_store()), "threads: 4}", "threads: 4, cores: 2}");
   // Each with the text its message names the line of.
@@ -310,10 +313,11 @@ TEST(StoreFile, FormatIsWrittenAndANewerOneOnlyRead) {
   const std::string text = saved_text(sample_store());
   EXPECT_EQ(text.find("\nformat: " + std::to_string(kStoreFormat) + "\n"), text.find('\n')) << text;
   TempDir dir;
-  write_text(dir.file("old.yaml"), text_after_replacing(text, "\nformat: 1\n", "\n"));
+  const std::string format = "format: " + std::to_string(kStoreFormat);
+  write_text(dir.file("old.yaml"), text_after_replacing(text, "\n" + format + "\n", "\n"));
   EXPECT_TRUE(ConfigStore::load(dir.file("old.yaml")).entries() == sample_store().entries());
 
-  const std::string newer = text_after_replacing(text, "format: 1", "format: " + std::to_string(kStoreFormat + 1));
+  const std::string newer = text_after_replacing(text, format, "format: " + std::to_string(kStoreFormat + 1));
   write_text(dir.file("newer.yaml"), newer);
   std::vector<std::string> refused;
   EXPECT_TRUE(ConfigStore::load(dir.file("newer.yaml"), &refused).entries() == sample_store().entries());
@@ -324,9 +328,53 @@ TEST(StoreFile, FormatIsWrittenAndANewerOneOnlyRead) {
       << message;
   EXPECT_NE(message.find("kgemm " + sample_store().header.kgemm_version), std::string::npos) << message;
   for (const char* bad : {"0", "one", "[1]"}) {
-    const std::string wrong = load_error(text_after_replacing(text, "format: 1", std::string("format: ") + bad));
+    const std::string wrong = load_error(text_after_replacing(text, format, std::string("format: ") + bad));
     EXPECT_NE(wrong.find("format"), std::string::npos) << wrong;
   }
+}
+
+// Every entry records the kernel generation it was measured on; one without is generation 0
+// (written before generations were recorded), and a store's oldest entry says how stale it is.
+TEST(StoreFile, EachEntryRecordsItsKernelGeneration) {
+  const std::string text = saved_text(sample_store());
+  EXPECT_EQ(occurrences(text, ", generation: " + std::to_string(kKernelGeneration) + "}\n"), sample_entries().size())
+      << text;
+  EXPECT_EQ(sample_store().oldest_generation(), kKernelGeneration);
+  std::string old = text;
+  for (auto at = old.find(", generation: "); at != std::string::npos; at = old.find(", generation: "))
+    old.erase(at, old.find('}', at) - at);
+  TempDir dir;
+  write_text(dir.file("old.yaml"), old);
+  const ConfigStore loaded = ConfigStore::load(dir.file("old.yaml"));
+  for (const TunedEntry& entry : loaded.entries()) EXPECT_EQ(entry.generation, 0) << to_string(entry.problem);
+  EXPECT_EQ(loaded.oldest_generation(), 0);
+  EXPECT_EQ(ConfigStore().oldest_generation(), kKernelGeneration);
+  const std::string negative = load_error(text_after_replacing(text, kTunedShapeLineEnd, "candidates: 40, generation: -1}"));
+  EXPECT_NE(negative.find("generation: '-1' is not an integer from 0"), std::string::npos) << negative;
+  TunedEntry entry = sample_entries()[0];
+  entry.generation = -1;
+  EXPECT_NE(why_bad(entry).find("generation -1 is negative"), std::string::npos);
+}
+
+// CI's check that the committed stores were measured on today's kernels: the commit that bumps
+// kKernelGeneration re-tunes them, or re-checks them on their devices (kernel_generation.hpp).
+// Loaded strictly: a committed store holds nothing a writer would refuse.
+TEST(CommittedStores, AreOfTheCodesKernelGeneration) {
+  int stores = 0;
+  for (const auto& file : fs::directory_iterator(KGEMM_COMMITTED_STORES)) {
+    if (file.path().extension() != ".yaml") continue;
+    ++stores;
+    const ConfigStore store = ConfigStore::load(file.path().string());
+    std::vector<std::string> other;
+    for (const TunedEntry& entry : store.entries())
+      if (entry.generation != kKernelGeneration)
+        other.push_back(to_string(entry.problem) + " (generation " + std::to_string(entry.generation) + ")");
+    EXPECT_EQ(other.size(), 0u) << file.path().string() << " holds " << other.size() << " entries of another kernel "
+                                << "generation than the code's " << kKernelGeneration << ", the first " << other.front()
+                                << ": re-tune them (autotune --resume), or re-check the store on its device "
+                                << "(autotune --verify-store)";
+  }
+  EXPECT_GE(stores, 1) << "no store in " << KGEMM_COMMITTED_STORES;
 }
 
 // Two stores in one file, as `cat a.yaml b.yaml` or a YAML document separator leaves them: only
@@ -356,7 +404,7 @@ TEST(StoreFile, RepeatedKeysAreRefusedNamingBothLines) {
   const int entry_line = line_of(good, "m: 12544");
   const std::string entry = tuned_shape_entry();
   const std::pair<std::pair<std::string, std::string>, std::string> cases[] = {
-      {{"candidates: 40}", "candidates: 40, config: mb64_nb64_kb32_tm4_tn4_team16}"},
+      {{"candidates: 40,", "candidates: 40, config: mb64_nb64_kb32_tm4_tn4_team16,"},
        entry + ".config' appears twice in one mapping, on line " + std::to_string(entry_line) + " and line " +
            std::to_string(entry_line)},
       {{"gflops: 55.2,", "gflops: 55.2, gflops: 60,"}, entry + ".gflops' appears twice"},
@@ -411,7 +459,7 @@ TEST(StoreFile, UnsupportedTextIsNamed) {
   EXPECT_NE(message.find("uses CR-only line ends"), std::string::npos) << message;
 
   const std::pair<std::string, std::string> edits[] = {{"\nentries:", "\nbase: &base {a: 1}\nentries:"},
-                                                       {"candidates: 40}", "candidates: 40, <<: *base}"},
+                                                       {"candidates: 40,", "candidates: 40, <<: *base,"},
                                                        {"gflops: 55.2", "gflops: *rate"}};
   for (const auto& [from, to] : edits) {
     message = load_error(text_after_replacing(good, from, to));
@@ -462,7 +510,8 @@ TEST(StoreSave, UpdateRecordsTheDevicesBandwidth) {
 }
 
 TEST(StoreFile, SyntaxErrorNamesLineAndColumn) {
-  const std::string text = text_after_replacing(saved_text(sample_store()), "candidates: 40}", "candidates: 40");
+  const std::string text = text_after_replacing(saved_text(sample_store()), kTunedShapeLineEnd,
+                                                kTunedShapeLineEnd.substr(0, kTunedShapeLineEnd.size() - 1));
   const std::string message = load_error(text);
   EXPECT_NE(message.find("YAML syntax error"), std::string::npos) << message;
   EXPECT_NE(message.find("line "), std::string::npos) << message;
@@ -1233,6 +1282,30 @@ TEST(StoreMerge, FasterMeasurementWinsAClashAndTheMergeSaysSo) {
   EXPECT_EQ(to_string(ConfigStore::load(dir.file("tie.yaml")).exact(kTunedShape)->config), "mb64_nb64_kb32_tm4_tn4_team16");
   ASSERT_EQ(tie.clashes.size(), 1u);
   EXPECT_NE(tie.clashes[0].find("the first of equal speed"), std::string::npos) << tie.clashes[0];
+}
+
+// A rate measured on older kernels loses a clash to one of the code's generation, however much
+// higher it is: the kernels it was measured on have changed.
+TEST(StoreMerge, TheNewerKernelGenerationWinsAClash) {
+  TempDir dir;
+  ConfigStore old_store = sample_store(), new_store = sample_store();
+  TunedEntry stale = *old_store.exact(kTunedShape);
+  stale.gflops = 1000;
+  stale.generation = kKernelGeneration - 1;
+  old_store.put(stale);
+  TunedEntry current = *new_store.exact(kTunedShape);
+  current.config.kb = 64;
+  new_store.put(current);
+  old_store.save(dir.file("old.yaml"));
+  new_store.save(dir.file("new.yaml"));
+  const MergeOutcome outcome = merge_stores({dir.file("new.yaml"), dir.file("old.yaml")}, dir.file("out.yaml"));
+  EXPECT_TRUE(*ConfigStore::load(dir.file("out.yaml")).exact(kTunedShape) == current);
+  ASSERT_EQ(outcome.clashes.size(), 1u);
+  EXPECT_NE(outcome.clashes[0].find("kept " + dir.file("new.yaml") + "'s"), std::string::npos) << outcome.clashes[0];
+  EXPECT_NE(outcome.clashes[0].find(", the newer kernel generation (" + std::to_string(kKernelGeneration) + " over " +
+                                    std::to_string(kKernelGeneration - 1) + ")"),
+            std::string::npos)
+      << outcome.clashes[0];
 }
 
 // The header keeps the versions that tuned the entries when every store agrees (a GPU job's

@@ -17,6 +17,7 @@
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
+#include "kgemm/tuner/store_recheck.hpp"
 
 namespace kgemm::test {
 namespace {
@@ -346,6 +347,40 @@ TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
       EXPECT_EQ(store_start<Space>(store, own), legal.front()) << Space::name();
     }
   });
+}
+
+// An entry of an older kernel generation, re-timed on its device: kept with today's rates and
+// generation where it runs at least as fast as the default (or is the default), dropped where
+// it runs slower or wrong. The measurements are made up: what is decided, not timed.
+TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
+  Problem problem;
+  problem.m = 784, problem.n = 128, problem.k = 1152;
+  const Config tuned{64, 128, 64, 8, 8, 1}, fallback{64, 64, 256, 8, 8, 1};
+  const TunedEntry stale{problem, tuned, 300, 100, 40, kKernelGeneration - 1};
+  const Measurement fast{true, 123.456, ""}, slow{true, 99.5, ""}, wrong{false, 500, "element (3, 4) off"};
+
+  const Recheck kept = recheck_entry(stale, fallback, fast, slow);
+  ASSERT_TRUE(kept.kept);
+  EXPECT_TRUE(*kept.kept == (TunedEntry{problem, tuned, 123.5, 99.5, 40, kKernelGeneration})) << kept.verdict;
+  EXPECT_EQ(kept.verdict, "kept (123.5 GFLOP/s, the default 99.5 GFLOP/s)");
+  const Recheck tie = recheck_entry(stale, fallback, slow, slow);
+  EXPECT_TRUE(tie.kept) << tie.verdict;
+
+  const Recheck slower = recheck_entry(stale, fallback, slow, fast);
+  EXPECT_FALSE(slower.kept);
+  EXPECT_EQ(slower.verdict, "dropped, slower than the default (99.5 GFLOP/s, the default 123.5 GFLOP/s)");
+  const Recheck broken = recheck_entry(stale, fallback, wrong, slow);
+  EXPECT_FALSE(broken.kept);
+  EXPECT_EQ(broken.verdict, "dropped, wrong on today's kernels: element (3, 4) off");
+
+  // The default itself stays whatever the noise; an entry whose default is wrong here stays too.
+  TunedEntry stale_default = stale;
+  stale_default.config = fallback;
+  EXPECT_TRUE(recheck_entry(stale_default, fallback, slow, fast).kept);
+  const Recheck default_wrong = recheck_entry(stale, fallback, slow, wrong);
+  ASSERT_TRUE(default_wrong.kept);
+  EXPECT_EQ(default_wrong.kept->default_gflops, 0);
+  EXPECT_EQ(default_wrong.verdict, "kept (99.5 GFLOP/s, the default wrong)");
 }
 
 // Deeper slab pipelines are searched only on spaces that stage more buffers, and only where a

@@ -500,10 +500,11 @@ void explain_store(const Plan& plan) {
   if (csv) std::printf("%s", kWhyCsvHeader);
   for (const GemmSet& set : plan.sets)
     for (kgemm::DType dtype : plan.dtypes) {
+      const std::string generation = kgemm::generation_note(store);
       if (!csv)
-        std::printf("%skgemm-run: dispatch of %s, %s from %s, tuned for %s (nothing run; legality there not checked)\n",
+        std::printf("%skgemm-run: dispatch of %s, %s from %s, tuned for %s (nothing run; legality there not checked)%s\n",
                     first ? "" : "\n", set.name.c_str(), dtype_name(dtype), plan.why_store.c_str(),
-                    kgemm::to_string(store.header.device).c_str());
+                    kgemm::to_string(store.header.device).c_str(), generation.empty() ? "" : ("; " + generation).c_str());
       first = false;
       std::vector<WhyRow> rows;
       for (const kgemm::LayerShape& layer : set.layers) {

@@ -204,6 +204,13 @@ ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::strin
   return served(own ? StoreMatch::Exact : StoreMatch::SameArch, nearest->first, std::move(nearest->second), device);
 }
 
+std::string generation_note(const ConfigStore& store) {
+  const int oldest = store.oldest_generation();
+  if (oldest >= kKernelGeneration) return "";
+  return "generation " + std::to_string(oldest) + ", code is " + std::to_string(kKernelGeneration) +
+         ": re-check with autotune --verify-store";
+}
+
 std::string describe(const ServingStore& s, const DeviceInfo& device) {
   if (s.match == StoreMatch::None) return "none for this device (space defaults)";
   const std::string tuned = s.own ? "this device's" : "tuned for " + to_string(s.store->header.device);
@@ -213,7 +220,8 @@ std::string describe(const ServingStore& s, const DeviceInfo& device) {
                                                          : "same architecture, " + device.arch +
                                                                ": no store of this device; " + tuned + rechecked +
                                                                ", ranked with this device's facts";
-  return s.path + " (" + why + ")";
+  const std::string generation = generation_note(*s.store);
+  return s.path + " (" + why + (generation.empty() ? "" : "; " + generation) + ")";
 }
 
 TunedConfigs::TunedConfigs(const DeviceInfo& device) : here_(device) {

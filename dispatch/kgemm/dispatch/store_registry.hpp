@@ -73,8 +73,12 @@ struct ServingStore {
 // What was wrong on the way (a named or own store that did not load, a file named for this device
 // that holds another's) is appended to `warnings`, one line each.
 ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::string>& warnings);
-// One line for messages and tools: the path and why it serves, or that none does.
+// One line for messages and tools: the path and why it serves, or that none does; and where some
+// of its entries are of an older kernel generation than the code's, generation_note's words.
 std::string describe(const ServingStore& serving, const DeviceInfo& device);
+// "generation N, code is M: re-check with autotune --verify-store" for a store whose oldest
+// entry is of an older kernel generation (kernel_generation.hpp); empty otherwise.
+std::string generation_note(const ConfigStore& store);
 
 // Where autotune writes `device`'s store unless told: the store find_store_file names when it
 // may be rewritten (not read_only_store, in a writable directory), else (no store yet) the
