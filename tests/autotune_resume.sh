@@ -30,6 +30,17 @@ grep -q 'gemm_f32_nn_m29_n31_k37_b1: it was measured on kernel generation 0, the
 grep 'm: 29, n: 31' "$store" | grep -q ', generation: [1-9][0-9]*}' || { echo "the re-tuned entry has no generation"; exit 1; }
 [ "$(grep 'm: 13, n: 17' "$store")" = "$first_entry" ] || { echo "--resume changed the current entry"; exit 1; }
 
+# A device without a store of its own: searches also start from the store that serves it (named
+# here: another CPU's).
+sed 's/name: [^,]*,/name: Some Other CPU,/' "$store" > "$dir/neighbour.yaml"
+KGEMM_CONFIG_FILE=$dir/neighbour.yaml "$autotune" --space "$space" --budget 3 --reps 2 --out "$dir/new.yaml" \
+    --shape 13x17x19 > "$dir/seeded.log" 2>&1
+grep -q "searches also start from $dir/neighbour.yaml (named by KGEMM_CONFIG_FILE: tuned for $space on Some Other CPU" \
+    "$dir/seeded.log" || { echo "autotune did not start from the neighbour's store"; exit 1; }
+KGEMM_CONFIG_FILE=$store "$autotune" --space "$space" --budget 3 --reps 2 --out "$dir/own.yaml" --shape 7x7x7 \
+    > "$dir/own.log" 2>&1
+grep -q 'searches also start' "$dir/own.log" && { echo "the device's own store was taken for a neighbour's"; exit 1; }
+
 cp "$store" "$dir/before"
 sed -i 's/name: [^,]*,/name: Some Other CPU,/' "$store"
 cp "$store" "$dir/foreign"

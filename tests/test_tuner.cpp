@@ -323,15 +323,21 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
   });
 }
 
+// A tuned problem, its neighbour along M, and a problem between them that was never tuned.
+std::tuple<Problem, Problem, Problem> start_problems() {
+  Problem own, neighbour, unseen;
+  own.m = 784, own.n = 128, own.k = 1152;
+  neighbour.m = 3136, neighbour.n = 128, neighbour.k = 1152;
+  unseen.m = 1568, unseen.n = 128, unseen.k = 1152;
+  return {own, neighbour, unseen};
+}
+
 // The store's start for a search: the problem's own entry where it can run here, else the
 // config dispatch would run (here the one neighbour's), none from an empty store.
 TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
-    Problem own, neighbour, unseen;
-    own.m = 784, own.n = 128, own.k = 1152;
-    neighbour.m = 3136, neighbour.n = 128, neighbour.k = 1152;
-    unseen.m = 1568, unseen.n = 128, unseen.k = 1152;
+    const auto [own, neighbour, unseen] = start_problems();
     const std::vector<Config> legal = candidate_configs<Space>(own);
     ASSERT_GE(legal.size(), 2u) << Space::name();
     ConfigStore store;
@@ -381,6 +387,34 @@ TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
   ASSERT_TRUE(default_wrong.kept);
   EXPECT_EQ(default_wrong.kept->default_gflops, 0);
   EXPECT_EQ(default_wrong.verdict, "kept (99.5 GFLOP/s, the default wrong)");
+}
+
+// On a device without a store of its own, another device's store (eight times the threads or SMs)
+// starts the search with what dispatch would run here: its best config legal here, ranked with
+// this device's facts; an entry this device cannot run gives way to the next.
+TEST(SearchSpace, AnotherDevicesStoreStartsTheSearchWithWhatDispatchWouldRunHere) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    const DeviceInfo here = device_info<Space>();
+    DeviceInfo bigger = here;
+    bigger.device = "a bigger device";
+    bigger.threads *= 8;
+    const auto [own, neighbour, unseen] = start_problems();
+    const std::vector<Config> legal = candidate_configs<Space>(own);
+    ASSERT_GE(legal.size(), 2u) << Space::name();
+    Config huge_team = legal.back();
+    huge_team.team = 4096;
+    ASSERT_NE(why_illegal<Space>(own, huge_team), "") << Space::name();
+    ConfigStore store;
+    store.header = StoreHeader::stamped(bigger);
+    store.put({neighbour, legal.front(), 100, 50, 10});
+    store.put({own, huge_team, 1000, 50, 10});
+    EXPECT_EQ(store_start<Space>(store, own, here), legal.front()) << Space::name();
+    std::optional<Config> dispatched;
+    for (const RatePrediction& r : rank_stored_configs(store, unseen, here))
+      if (!dispatched && why_illegal<Space>(unseen, r.config).empty()) dispatched = r.config;
+    EXPECT_EQ(store_start<Space>(store, unseen, here), dispatched) << Space::name();
+  });
 }
 
 // Deeper slab pipelines are searched only on spaces that stage more buffers, and only where a

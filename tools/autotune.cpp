@@ -53,7 +53,9 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
                       climb: hill climbing from the best of the space's seed configs
                       (the default first; each split along K where its grid leaves the
                       device idle) and of the store's config for the shape (for a shape
-                      it lacks, the config dispatch would run), over configs one
+                      it lacks, the config dispatch would run; on a device without a
+                      store of its own, that of the nearest store of its architecture),
+                      over configs one
                       parameter step away, restarting at random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
   --time-limit T      the whole run: T seconds, minutes or hours (e.g. 600s, 45m, 2h). The
@@ -317,6 +319,18 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   // is left out, so a run split among processes or shards tunes each problem as one run would.
   kgemm::ConfigStore found = store;
   found.header.device = device;
+  // A device without a store of its own: a problem the store lacks also starts from what dispatch
+  // runs on it today, the config of the store that serves this device instead (the nearest of its
+  // architecture, or a named one), ranked with this device's facts: a new device's tuning begins
+  // where its neighbour's ended. The lookup's warnings are dispatch's to give.
+  std::vector<std::string> lookup_warnings;
+  kgemm::ServingStore serving = kgemm::find_serving_store(device, lookup_warnings);
+  std::optional<kgemm::ConfigStore> nearest;
+  if (serving.store && !serving.own) {
+    std::printf("autotune: no store of this device to start from; searches also start from %s\n",
+                kgemm::describe(serving, device).c_str());
+    nearest = std::move(serving.store);
+  }
   std::vector<Row> rows;
   int index = 0, claimed_elsewhere = 0;
   for (const Request& request : todo) {
@@ -388,7 +402,8 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
         bench32 ? kgemm::gate_split_tf32(*bench32, fallback, kgemm::TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates)
                 : std::nullopt;
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, shape_budget);
-    const std::optional<kgemm::Config> known = kgemm::store_start<ExecSpace>(found, problem);
+    std::optional<kgemm::Config> known = kgemm::store_start<ExecSpace>(found, problem);
+    if (!known && nearest) known = kgemm::store_start<ExecSpace>(*nearest, problem, device);
     const std::vector<kgemm::Config> starts = kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &*known : nullptr);
     const kgemm::SearchOutcome outcome =
         kgemm::search(candidates, starts, strategy, shape_budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
