@@ -1893,8 +1893,9 @@ TEST(StoreFallback, AFileNamedForThisDeviceThatIsNotItsStoreIsWarnedAbout) {
   const SearchPath path({dir.path()});
   const std::string own = dir.file(device_slug(kStoreless) + ".yaml");
   save_store(variant(kStoreless, "Test CPU B", 4), dir.file("b4.yaml"));
-  for (const std::string& text : {saved_text(store_for(variant(kStoreless, "Test CPU A", 4, "test_arch-simd5"), {})),
-                                  std::string("device: {space: [\n")}) {
+  const std::string texts[] = {saved_text(store_for(variant(kStoreless, "Test CPU A", 4, "test_arch-simd5"), {})),
+                               "device: {space: [\n"};  // nvcc: no braced lists in range-for
+  for (const std::string& text : texts) {
     write_text(own, text);
     std::vector<std::string> warnings;
     const ServingStore serving = find_serving_store(kStoreless, warnings);
