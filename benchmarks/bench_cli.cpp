@@ -73,9 +73,12 @@ void add_context(const Selection& selection) {
   for (const std::string& name : selection.spaces)
     kgemm::with_space(name, [](auto space) {
       using ExecSpace = decltype(space);
-      const std::string store = kgemm::find_store_file(kgemm::device_info<ExecSpace>());
+      const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
+      const auto tuned = kgemm::tuned_configs(ExecSpace::name(), [&] { return device; });
       benchmark::AddCustomContext("kgemm_configs_" + space_name<ExecSpace>(),
-                                  store.empty() ? "none: rows kgemm and kgemm-default both run the default" : store);
+                                  tuned->serving().match == kgemm::StoreMatch::None
+                                      ? "none: rows kgemm and kgemm-default both run the default"
+                                      : kgemm::describe(tuned->serving(), device));
       benchmark::AddCustomContext("operand_ring_cache_bytes_" + space_name<ExecSpace>(),
                                   std::to_string(cache_bytes<ExecSpace>()));
     });

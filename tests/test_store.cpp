@@ -162,6 +162,8 @@ TEST(DeviceInfo, DescribesEveryEnabledSpace) {
 
 const DeviceInfo kTestDevice{"openmp", "Test CPU @ 2.20GHz, rev. 7: \"B\"", "x86_64-avx2", 4};
 const Problem kTunedShape = gemm_f32(12544, 64, 147);
+// How kTunedShape's entry line ends as saved.
+const std::string kTunedShapeLineEnd = "candidates: 40, generation: " + std::to_string(kKernelGeneration) + "}";
 
 // Entries in no particular order, with GFLOP/s that have no short decimal form.
 std::vector<TunedEntry> sample_entries() {
@@ -222,7 +224,8 @@ TEST(StoreFile, TextIsSortedWhateverTheInsertionOrder) {
 
   // One readable line per entry; kernel, dtype, orders, batch, then m, n, k decide the order.
   EXPECT_NE(text.find("\n  - {kernel: gemm, dtype: f32, order: nn, m: 12544, n: 64, k: 147, batch: 1, "
-                      "config: mb64_nb64_kb32_tm4_tn4_team16, gflops: 55.2, default_gflops: 12.1, candidates: 40}\n"),
+                      "config: mb64_nb64_kb32_tm4_tn4_team16, gflops: 55.2, default_gflops: 12.1, " +
+                      kTunedShapeLineEnd + "\n"),
             std::string::npos)
       << text;
   const std::vector<std::string> in_order = {"order: nn, m: 784,", "order: nn, m: 3136,", "order: nn, m: 12544,",
@@ -262,7 +265,7 @@ int line_of(const std::string& text, const std::string& what) {
 // Fields this build does not know (a newer kgemm's, or a note added by hand) anywhere in a store.
 std::string text_with_unknown_fields() {
   std::string text = saved_text(sample_store());
-  text = text_after_replacing(text, "candidates: 40}", "candidates: 40, note: tuned by ci}");
+  text = text_after_replacing(text, "candidates: 40,", "candidates: 40, note: tuned by ci,");
   return text_after_replacing(text, "\nentries:", "\nnotes: {a: 1, b: [2, 3]}\nentries:");
 }
 
@@ -277,7 +280,7 @@ TEST(StoreFile, UnknownFieldsAreReadByReadersAndRefusedByWriters) {
   EXPECT_TRUE(ConfigStore::load(path, &refused).entries() == sample_store().entries());
   EXPECT_TRUE(refused.empty());
 
-  const std::string entry_note = text_after_replacing(saved_text(sample_store()), "candidates: 40}", "candidates: 40, note: x}");
+  const std::string entry_note = text_after_replacing(saved_text(sample_store()), "candidates: 40,", "candidates: 40, note: x,");
   const std::string top_level_notes = text_after_replacing(saved_text(sample_store()), "\nentries:", "\nnotes: hand-tuned\nentries:");
   const std::string device_field = text_after_replacing(saved_text(sample_store()), "threads: 4}", "threads: 4, cores: 2}");
   // Each with the text its message names the line of.
@@ -310,10 +313,11 @@ TEST(StoreFile, FormatIsWrittenAndANewerOneOnlyRead) {
   const std::string text = saved_text(sample_store());
   EXPECT_EQ(text.find("\nformat: " + std::to_string(kStoreFormat) + "\n"), text.find('\n')) << text;
   TempDir dir;
-  write_text(dir.file("old.yaml"), text_after_replacing(text, "\nformat: 1\n", "\n"));
+  const std::string format = "format: " + std::to_string(kStoreFormat);
+  write_text(dir.file("old.yaml"), text_after_replacing(text, "\n" + format + "\n", "\n"));
   EXPECT_TRUE(ConfigStore::load(dir.file("old.yaml")).entries() == sample_store().entries());
 
-  const std::string newer = text_after_replacing(text, "format: 1", "format: " + std::to_string(kStoreFormat + 1));
+  const std::string newer = text_after_replacing(text, format, "format: " + std::to_string(kStoreFormat + 1));
   write_text(dir.file("newer.yaml"), newer);
   std::vector<std::string> refused;
   EXPECT_TRUE(ConfigStore::load(dir.file("newer.yaml"), &refused).entries() == sample_store().entries());
@@ -324,9 +328,53 @@ TEST(StoreFile, FormatIsWrittenAndANewerOneOnlyRead) {
       << message;
   EXPECT_NE(message.find("kgemm " + sample_store().header.kgemm_version), std::string::npos) << message;
   for (const char* bad : {"0", "one", "[1]"}) {
-    const std::string wrong = load_error(text_after_replacing(text, "format: 1", std::string("format: ") + bad));
+    const std::string wrong = load_error(text_after_replacing(text, format, std::string("format: ") + bad));
     EXPECT_NE(wrong.find("format"), std::string::npos) << wrong;
   }
+}
+
+// Every entry records the kernel generation it was measured on; one without is generation 0
+// (written before generations were recorded), and a store's oldest entry says how stale it is.
+TEST(StoreFile, EachEntryRecordsItsKernelGeneration) {
+  const std::string text = saved_text(sample_store());
+  EXPECT_EQ(occurrences(text, ", generation: " + std::to_string(kKernelGeneration) + "}\n"), sample_entries().size())
+      << text;
+  EXPECT_EQ(sample_store().oldest_generation(), kKernelGeneration);
+  std::string old = text;
+  for (auto at = old.find(", generation: "); at != std::string::npos; at = old.find(", generation: "))
+    old.erase(at, old.find('}', at) - at);
+  TempDir dir;
+  write_text(dir.file("old.yaml"), old);
+  const ConfigStore loaded = ConfigStore::load(dir.file("old.yaml"));
+  for (const TunedEntry& entry : loaded.entries()) EXPECT_EQ(entry.generation, 0) << to_string(entry.problem);
+  EXPECT_EQ(loaded.oldest_generation(), 0);
+  EXPECT_EQ(ConfigStore().oldest_generation(), kKernelGeneration);
+  const std::string negative = load_error(text_after_replacing(text, kTunedShapeLineEnd, "candidates: 40, generation: -1}"));
+  EXPECT_NE(negative.find("generation: '-1' is not an integer from 0"), std::string::npos) << negative;
+  TunedEntry entry = sample_entries()[0];
+  entry.generation = -1;
+  EXPECT_NE(why_bad(entry).find("generation -1 is negative"), std::string::npos);
+}
+
+// CI's check that the committed stores were measured on today's kernels: the commit that bumps
+// kKernelGeneration re-tunes them, or re-checks them on their devices (kernel_generation.hpp).
+// Loaded strictly: a committed store holds nothing a writer would refuse.
+TEST(CommittedStores, AreOfTheCodesKernelGeneration) {
+  int stores = 0;
+  for (const auto& file : fs::directory_iterator(KGEMM_COMMITTED_STORES)) {
+    if (file.path().extension() != ".yaml") continue;
+    ++stores;
+    const ConfigStore store = ConfigStore::load(file.path().string());
+    std::vector<std::string> other;
+    for (const TunedEntry& entry : store.entries())
+      if (entry.generation != kKernelGeneration)
+        other.push_back(to_string(entry.problem) + " (generation " + std::to_string(entry.generation) + ")");
+    EXPECT_EQ(other.size(), 0u) << file.path().string() << " holds " << other.size() << " entries of another kernel "
+                                << "generation than the code's " << kKernelGeneration << ", the first " << other.front()
+                                << ": re-tune them (autotune --resume), or re-check the store on its device "
+                                << "(autotune --verify-store)";
+  }
+  EXPECT_GE(stores, 1) << "no store in " << KGEMM_COMMITTED_STORES;
 }
 
 // Two stores in one file, as `cat a.yaml b.yaml` or a YAML document separator leaves them: only
@@ -356,7 +404,7 @@ TEST(StoreFile, RepeatedKeysAreRefusedNamingBothLines) {
   const int entry_line = line_of(good, "m: 12544");
   const std::string entry = tuned_shape_entry();
   const std::pair<std::pair<std::string, std::string>, std::string> cases[] = {
-      {{"candidates: 40}", "candidates: 40, config: mb64_nb64_kb32_tm4_tn4_team16}"},
+      {{"candidates: 40,", "candidates: 40, config: mb64_nb64_kb32_tm4_tn4_team16,"},
        entry + ".config' appears twice in one mapping, on line " + std::to_string(entry_line) + " and line " +
            std::to_string(entry_line)},
       {{"gflops: 55.2,", "gflops: 55.2, gflops: 60,"}, entry + ".gflops' appears twice"},
@@ -411,7 +459,7 @@ TEST(StoreFile, UnsupportedTextIsNamed) {
   EXPECT_NE(message.find("uses CR-only line ends"), std::string::npos) << message;
 
   const std::pair<std::string, std::string> edits[] = {{"\nentries:", "\nbase: &base {a: 1}\nentries:"},
-                                                       {"candidates: 40}", "candidates: 40, <<: *base}"},
+                                                       {"candidates: 40,", "candidates: 40, <<: *base,"},
                                                        {"gflops: 55.2", "gflops: *rate"}};
   for (const auto& [from, to] : edits) {
     message = load_error(text_after_replacing(good, from, to));
@@ -462,7 +510,8 @@ TEST(StoreSave, UpdateRecordsTheDevicesBandwidth) {
 }
 
 TEST(StoreFile, SyntaxErrorNamesLineAndColumn) {
-  const std::string text = text_after_replacing(saved_text(sample_store()), "candidates: 40}", "candidates: 40");
+  const std::string text = text_after_replacing(saved_text(sample_store()), kTunedShapeLineEnd,
+                                                kTunedShapeLineEnd.substr(0, kTunedShapeLineEnd.size() - 1));
   const std::string message = load_error(text);
   EXPECT_NE(message.find("YAML syntax error"), std::string::npos) << message;
   EXPECT_NE(message.find("line "), std::string::npos) << message;
@@ -1235,6 +1284,30 @@ TEST(StoreMerge, FasterMeasurementWinsAClashAndTheMergeSaysSo) {
   EXPECT_NE(tie.clashes[0].find("the first of equal speed"), std::string::npos) << tie.clashes[0];
 }
 
+// A rate measured on older kernels loses a clash to one of the code's generation, however much
+// higher it is: the kernels it was measured on have changed.
+TEST(StoreMerge, TheNewerKernelGenerationWinsAClash) {
+  TempDir dir;
+  ConfigStore old_store = sample_store(), new_store = sample_store();
+  TunedEntry stale = *old_store.exact(kTunedShape);
+  stale.gflops = 1000;
+  stale.generation = kKernelGeneration - 1;
+  old_store.put(stale);
+  TunedEntry current = *new_store.exact(kTunedShape);
+  current.config.kb = 64;
+  new_store.put(current);
+  old_store.save(dir.file("old.yaml"));
+  new_store.save(dir.file("new.yaml"));
+  const MergeOutcome outcome = merge_stores({dir.file("new.yaml"), dir.file("old.yaml")}, dir.file("out.yaml"));
+  EXPECT_TRUE(*ConfigStore::load(dir.file("out.yaml")).exact(kTunedShape) == current);
+  ASSERT_EQ(outcome.clashes.size(), 1u);
+  EXPECT_NE(outcome.clashes[0].find("kept " + dir.file("new.yaml") + "'s"), std::string::npos) << outcome.clashes[0];
+  EXPECT_NE(outcome.clashes[0].find(", the newer kernel generation (" + std::to_string(kKernelGeneration) + " over " +
+                                    std::to_string(kKernelGeneration - 1) + ")"),
+            std::string::npos)
+      << outcome.clashes[0];
+}
+
 // The header keeps the versions that tuned the entries when every store agrees (a GPU job's
 // stores merged by a host-only build elsewhere), and names the merging program's when they differ.
 TEST(StoreMerge, TheHeaderNamesTheVersionsThatTunedTheEntries) {
@@ -1433,7 +1506,9 @@ KGEMM_CASE_TEST(DispatchTest, UntunedShapeUsesStoredConfigThatFits) {
   expect_gemm_runs_split_of<TypeParam>(g, fitting);
 }
 
-KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
+// A store named with KGEMM_CONFIG_FILE serves whichever device of the space it was tuned for,
+// with one warning naming both devices.
+KGEMM_CASE_TEST(DispatchTest, UsesANamedStoreOfAnotherDeviceWithOneWarning) {
   using Space = typename TypeParam::ExecSpace;
   const Problem problem = problem_of_shape<TypeParam>(67, 45, 129);
   DeviceInfo other = device_info<Space>();
@@ -1441,11 +1516,14 @@ KGEMM_CASE_TEST(DispatchTest, IgnoresOtherDevicesStoreWithWarning) {
   const StoreInUse store(store_for(other, {{problem, non_default_config<Space>()}}));
   testing::internal::CaptureStderr();
   const Config chosen = select_config<Space>(problem);
+  select_config<Space>(problem_of_shape<TypeParam>(8, 8, 8));
   const std::string warnings = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(to_string(chosen), to_string(TuningPolicy<Space>::default_config(problem.dtype)));
-  EXPECT_EQ(warnings.rfind("kgemm: warning: ignoring tuned configs in " + store.path(), 0), 0u) << warnings;
+  EXPECT_EQ(to_string(chosen), to_string(non_default_config<Space>()));
+  EXPECT_EQ(warnings.rfind("kgemm: warning: using tuned configs in " + store.path() + " (KGEMM_CONFIG_FILE)", 0), 0u)
+      << warnings;
   EXPECT_NE(warnings.find(to_string(other)), std::string::npos) << warnings;
   EXPECT_NE(warnings.find(to_string(device_info<Space>())), std::string::npos) << warnings;
+  EXPECT_EQ(occurrences(warnings, "\n"), 1u) << warnings;
 }
 
 KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
@@ -1676,6 +1754,229 @@ KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {
   const ScopedEnv path("KGEMM_CONFIG_PATH", empty.path() + "::" + configs.path());
   EXPECT_EQ(to_string(select_config<Space>(problem)), to_string(tuned));
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Which store serves a device without one of its own (find_serving_store), on synthetic devices
+// of an architecture no committed store has, with the search path reduced to test directories.
+
+// The search path is `dirs`, KGEMM_CONFIG_FILE unset; the installed stores, still searched, are
+// of other architectures than the tests'.
+class SearchPath {
+ public:
+  explicit SearchPath(const std::vector<std::string>& dirs) : path_("KGEMM_CONFIG_PATH", joined(dirs)) {}
+
+ private:
+  static std::string joined(const std::vector<std::string>& dirs) {
+    std::string text;
+    for (const std::string& dir : dirs) text += (text.empty() ? "" : ":") + dir;
+    return text;
+  }
+  TempDir user_;
+  ScopedEnv no_file_{"KGEMM_CONFIG_FILE", ""}, user_dir_{"XDG_DATA_HOME", user_.path()};
+  ScopedEnv path_;
+};
+
+const DeviceInfo kStoreless{"openmp", "Test CPU A", "test_arch-simd9", 4};
+
+DeviceInfo variant(DeviceInfo device, const std::string& name, int threads, const std::string& arch = "") {
+  device.device = name;
+  device.threads = threads;
+  if (!arch.empty()) device.arch = arch;
+  return device;
+}
+
+// `device`'s store with one entry, saved as `path`.
+void save_store(const DeviceInfo& device, const std::string& path) {
+  store_for(device, {{gemm_f32(64, 64, 64), Config{32, 32, 32, 4, 4, 1}}}).save(path);
+}
+
+// The store serving `device` and why, checking that finding it warned about nothing.
+std::string serving_of(const DeviceInfo& device) {
+  std::vector<std::string> warnings;
+  const ServingStore serving = find_serving_store(device, warnings);
+  EXPECT_EQ(warnings, std::vector<std::string>{});
+  EXPECT_EQ(serving.store.has_value(), serving.match != StoreMatch::None);
+  return std::string(to_string(serving.match)) + " " + fs::path(serving.path).filename().string();
+}
+
+// This device's store; else the same device under another file name; else another of the same
+// model (another thread count); else the nearest count among other models; never another
+// architecture or space.
+TEST(StoreFallback, ExactThenSameModelThenNearestCountOfTheArchitectureThenNone) {
+  TempDir first, second;
+  const SearchPath path({first.path(), second.path()});
+  save_store(kStoreless, first.file(device_slug(kStoreless) + ".yaml"));
+  save_store(kStoreless, second.file("renamed.yaml"));
+  save_store(variant(kStoreless, "Test CPU A", 16), second.file("a16.yaml"));
+  save_store(variant(kStoreless, "Test CPU B", 3), first.file("b3.yaml"));
+  save_store(variant(kStoreless, "Test CPU C", 32), first.file("c32.yaml"));
+  save_store(variant(kStoreless, "Test CPU A", 4, "test_arch-simd5"), first.file("other-arch.yaml"));
+  DeviceInfo other_space = kStoreless;
+  other_space.space = "serial";
+  save_store(other_space, first.file("other-space.yaml"));
+  const std::vector<std::pair<std::string, std::string>> removed_then_served = {
+      {"", "exact " + device_slug(kStoreless) + ".yaml"},
+      {first.file(device_slug(kStoreless) + ".yaml"), "exact renamed.yaml"},
+      {second.file("renamed.yaml"), "same architecture a16.yaml"},
+      {second.file("a16.yaml"), "same architecture b3.yaml"},
+      {first.file("b3.yaml"), "same architecture c32.yaml"},
+      {first.file("c32.yaml"), "none "}};
+  for (const auto& [removed, served] : removed_then_served) {
+    if (!removed.empty()) fs::remove(removed);
+    EXPECT_EQ(serving_of(kStoreless), served) << "after removing " << removed;
+  }
+}
+
+// Counts equally far by ratio: the larger (its configs were chosen to fill more cores or SMs);
+// then search order. A file name is searched once, in the first directory that has it.
+TEST(StoreFallback, TiesGoToTheLargerCountThenToSearchOrder) {
+  TempDir first, second;
+  const SearchPath path({first.path(), second.path()});
+  save_store(variant(kStoreless, "Test CPU B", 2), first.file("b2.yaml"));
+  save_store(variant(kStoreless, "Test CPU C", 8), second.file("c8.yaml"));
+  EXPECT_EQ(serving_of(kStoreless), "same architecture c8.yaml");
+  save_store(variant(kStoreless, "Test CPU D", 8), first.file("d8.yaml"));
+  EXPECT_EQ(serving_of(kStoreless), "same architecture d8.yaml");
+  save_store(variant(kStoreless, "Test CPU E", 4, "test_arch-simd5"), first.file("shadow.yaml"));
+  save_store(variant(kStoreless, "Test CPU E", 4), second.file("shadow.yaml"));
+  EXPECT_EQ(serving_of(kStoreless), "same architecture d8.yaml");
+}
+
+// KGEMM_CONFIG_FILE: any device of the space, one warning when not this one; a file of another
+// space leaves the search to run, saying so; one that does not load serves nothing, saying why.
+TEST(StoreFallback, ANamedStoreServesAnyDeviceOfItsSpace) {
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  save_store(variant(kStoreless, "Test CPU B", 4), dir.file("b4.yaml"));
+  const DeviceInfo elsewhere = variant(kStoreless, "Test GPU", 100, "test_sm_99");
+  save_store(variant(elsewhere, "Test GPU", 100), dir.file("gpu.yaml"));
+  const DeviceInfo far_away = variant(kStoreless, "Test CPU Z", 64, "test_arch-simd5");
+  save_store(far_away, dir.file("far.yaml"));
+  {
+    const ScopedEnv named("KGEMM_CONFIG_FILE", dir.file("far.yaml"));
+    std::vector<std::string> warnings;
+    const ServingStore serving = find_serving_store(kStoreless, warnings);
+    EXPECT_EQ(serving.match, StoreMatch::Named);
+    EXPECT_FALSE(serving.own);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find(to_string(far_away)), std::string::npos) << warnings[0];
+    EXPECT_NE(describe(serving, kStoreless).find("named by KGEMM_CONFIG_FILE"), std::string::npos);
+  }
+  {
+    DeviceInfo gpu_store = elsewhere;
+    gpu_store.space = "cuda";
+    save_store(gpu_store, dir.file("gpu.yaml"));
+    const ScopedEnv named("KGEMM_CONFIG_FILE", dir.file("gpu.yaml"));
+    std::vector<std::string> warnings;
+    const ServingStore serving = find_serving_store(kStoreless, warnings);
+    EXPECT_EQ(serving.match, StoreMatch::SameArch);
+    EXPECT_EQ(serving.path, dir.file("b4.yaml"));
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("holds configs of the cuda space, not openmp"), std::string::npos) << warnings[0];
+  }
+  {
+    write_text(dir.file("broken.yaml"), "device: {space: [\n");
+    const ScopedEnv named("KGEMM_CONFIG_FILE", dir.file("broken.yaml"));
+    std::vector<std::string> warnings;
+    EXPECT_EQ(find_serving_store(kStoreless, warnings).match, StoreMatch::None);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].rfind("ignoring tuned configs: kgemm: " + dir.file("broken.yaml") + ": line ", 0), 0u);
+  }
+}
+
+// A file named as this device's store that holds another device's configs, or does not load, is
+// not its store: warned about, and the nearest store of the architecture serves.
+TEST(StoreFallback, AFileNamedForThisDeviceThatIsNotItsStoreIsWarnedAbout) {
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  const std::string own = dir.file(device_slug(kStoreless) + ".yaml");
+  save_store(variant(kStoreless, "Test CPU B", 4), dir.file("b4.yaml"));
+  const std::string texts[] = {saved_text(store_for(variant(kStoreless, "Test CPU A", 4, "test_arch-simd5"), {})),
+                               "device: {space: [\n"};  // nvcc: no braced lists in range-for
+  for (const std::string& text : texts) {
+    write_text(own, text);
+    std::vector<std::string> warnings;
+    const ServingStore serving = find_serving_store(kStoreless, warnings);
+    EXPECT_EQ(serving.match, StoreMatch::SameArch);
+    EXPECT_EQ(serving.path, dir.file("b4.yaml"));
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find(own), std::string::npos) << warnings[0];
+  }
+}
+
+// Another device's store is ranked with this device's facts: the problem's fit on this GPU's
+// SMs and bandwidth, the source's on the store's GPU.
+TEST(StoreFallback, AnotherDevicesStoreIsRankedWithThisDevicesFacts) {
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  DeviceInfo gpu = kStoreless;
+  gpu.space = "cuda";
+  const DeviceInfo small = with_bandwidth(variant(gpu, "Test GPU S", 50, "test_sm_99"), 1000);
+  const DeviceInfo big = with_bandwidth(variant(small, "Test GPU L", 132), 3000);
+  const Config config{64, 64, 32, 8, 4, 128};
+  store_for(big, {{gemm_f32(4096, 256, 1024), config}}).save(dir.file("big.yaml"));
+  TunedConfigs configs(small);
+  EXPECT_EQ(configs.serving().match, StoreMatch::SameArch);
+  const auto accept_all = [](const Problem&, const Config&) { return std::string(); };
+  const DispatchChoice choice = configs.explain(gemm_f32(2048, 256, 4096), [] { return Config{}; }, accept_all);
+  ASSERT_TRUE(choice.prediction);
+  EXPECT_EQ(choice.prediction->on_problem.slots, team_slots(choice.config, small));
+  EXPECT_EQ(choice.prediction->on_source.slots, team_slots(config, big));
+  EXPECT_NE(team_slots(config, small), team_slots(config, big));
+  const RatePrediction expected =
+      predict_rate(gemm_f32(2048, 256, 4096), choice.prediction->source, choice.config, small, big);
+  EXPECT_DOUBLE_EQ(choice.prediction->gflops, expected.gflops);
+}
+
+// A store tuned on a device with more threads or SMs, more scratch or tensor cores than this one
+// holds configs this device cannot run: each is checked here (why_illegal, as every call does)
+// and passed over quietly, so a call runs the best config that is legal here, or the default.
+KGEMM_CASE_TEST(DispatchTest, AnotherDevicesStoreNeverRunsAConfigIllegalHere) {
+  using Space = typename TypeParam::ExecSpace;
+  const Accum accum = TypeParam::accum;
+  DeviceInfo here = device_info<Space>();
+  here.device = "kgemm test device";
+  here.arch = "kgemm_test_arch";
+  const DeviceInfo bigger = variant(here, "kgemm test device, bigger", 8 * here.threads);
+  Config huge_team = TuningPolicy<Space>::default_config();
+  huge_team.team = 4096;
+  const Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
+  const Config big_scratch{1024, 1024, 1024, 8, 8, 1};
+  const Config legal = non_default_config<Space>();
+  GemmCheck g;
+  g.m = 100, g.n = 64, g.k = 147;
+  const auto shape = [&](int times) { return problem_of_shape<TypeParam>(times * g.m, g.n, g.k); };
+  // The illegal configs measured fastest, so the model ranks them first.
+  const ConfigStore store = store_of(bigger, {{shape(1), huge_team, 900, 1, 10},
+                                              {shape(2), tensor_cores, 800, 1, 10},
+                                              {shape(4), big_scratch, 700, 1, 10},
+                                              {shape(16), legal, 1, 1, 10}});
+  int illegal_here = 0;
+  for (const TunedEntry& entry : store.entries()) illegal_here += !why_illegal<Space>(entry.problem, entry.config, accum).empty();
+  ASSERT_GE(illegal_here, 2) << "the test needs configs this device cannot run";
+  TempDir dir;
+  store.save(dir.file("bigger.yaml"));
+  {
+    const SearchPath path({dir.path()});
+    TunedConfigs configs(here);
+    ASSERT_EQ(configs.serving().match, StoreMatch::SameArch);
+    const auto check = [&](const Problem& p, const Config& c) { return why_illegal<Space>(p, c, accum); };
+    const auto fallback = [] { return TuningPolicy<Space>::default_config(); };
+    testing::internal::CaptureStderr();
+    const int times_m[] = {1, 2, 3, 4, 16};  // nvcc: no braced lists in range-for
+    for (int times : times_m) {
+      const Config chosen = configs.select(shape(times), accum, fallback, check);
+      EXPECT_EQ(why_illegal<Space>(shape(times), chosen, accum), "") << to_string(chosen);
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  // Through kgemm::gemm, the store named: the one legal config runs, correctly.
+  const StoreInUse named(store_for(bigger, {{shape(1), huge_team}, {shape(16), legal}}));
+  testing::internal::CaptureStderr();
+  expect_gemm_runs_split_of<TypeParam>(g, legal);
+  EXPECT_EQ(occurrences(testing::internal::GetCapturedStderr(), "\n"), 1u);  // the named store's warning only
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
+#include "kgemm/tuner/store_recheck.hpp"
 
 namespace kgemm::test {
 namespace {
@@ -322,15 +323,21 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
   });
 }
 
+// A tuned problem, its neighbour along M, and a problem between them that was never tuned.
+std::tuple<Problem, Problem, Problem> start_problems() {
+  Problem own, neighbour, unseen;
+  own.m = 784, own.n = 128, own.k = 1152;
+  neighbour.m = 3136, neighbour.n = 128, neighbour.k = 1152;
+  unseen.m = 1568, unseen.n = 128, unseen.k = 1152;
+  return {own, neighbour, unseen};
+}
+
 // The store's start for a search: the problem's own entry where it can run here, else the
 // config dispatch would run (here the one neighbour's), none from an empty store.
 TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
-    Problem own, neighbour, unseen;
-    own.m = 784, own.n = 128, own.k = 1152;
-    neighbour.m = 3136, neighbour.n = 128, neighbour.k = 1152;
-    unseen.m = 1568, unseen.n = 128, unseen.k = 1152;
+    const auto [own, neighbour, unseen] = start_problems();
     const std::vector<Config> legal = candidate_configs<Space>(own);
     ASSERT_GE(legal.size(), 2u) << Space::name();
     ConfigStore store;
@@ -345,6 +352,68 @@ TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
       store.put({own, tensor_cores, 1000, 50, 10});
       EXPECT_EQ(store_start<Space>(store, own), legal.front()) << Space::name();
     }
+  });
+}
+
+// An entry of an older kernel generation, re-timed on its device: kept with today's rates and
+// generation where it runs at least as fast as the default (or is the default), dropped where
+// it runs slower or wrong. The measurements are made up: what is decided, not timed.
+TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
+  Problem problem;
+  problem.m = 784, problem.n = 128, problem.k = 1152;
+  const Config tuned{64, 128, 64, 8, 8, 1}, fallback{64, 64, 256, 8, 8, 1};
+  const TunedEntry stale{problem, tuned, 300, 100, 40, kKernelGeneration - 1};
+  const Measurement fast{true, 123.456, ""}, slow{true, 99.5, ""}, wrong{false, 500, "element (3, 4) off"};
+
+  const Recheck kept = recheck_entry(stale, fallback, fast, slow);
+  ASSERT_TRUE(kept.kept);
+  EXPECT_TRUE(*kept.kept == (TunedEntry{problem, tuned, 123.5, 99.5, 40, kKernelGeneration})) << kept.verdict;
+  EXPECT_EQ(kept.verdict, "kept (123.5 GFLOP/s, the default 99.5 GFLOP/s)");
+  const Recheck tie = recheck_entry(stale, fallback, slow, slow);
+  EXPECT_TRUE(tie.kept) << tie.verdict;
+
+  const Recheck slower = recheck_entry(stale, fallback, slow, fast);
+  EXPECT_FALSE(slower.kept);
+  EXPECT_EQ(slower.verdict, "dropped, slower than the default (99.5 GFLOP/s, the default 123.5 GFLOP/s)");
+  const Recheck broken = recheck_entry(stale, fallback, wrong, slow);
+  EXPECT_FALSE(broken.kept);
+  EXPECT_EQ(broken.verdict, "dropped, wrong on today's kernels: element (3, 4) off");
+
+  // The default itself stays whatever the noise; an entry whose default is wrong here stays too.
+  TunedEntry stale_default = stale;
+  stale_default.config = fallback;
+  EXPECT_TRUE(recheck_entry(stale_default, fallback, slow, fast).kept);
+  const Recheck default_wrong = recheck_entry(stale, fallback, slow, wrong);
+  ASSERT_TRUE(default_wrong.kept);
+  EXPECT_EQ(default_wrong.kept->default_gflops, 0);
+  EXPECT_EQ(default_wrong.verdict, "kept (99.5 GFLOP/s, the default wrong)");
+}
+
+// On a device without a store of its own, another device's store (eight times the threads or SMs)
+// starts the search with what dispatch would run here: its best config legal here, ranked with
+// this device's facts; an entry this device cannot run gives way to the next.
+TEST(SearchSpace, AnotherDevicesStoreStartsTheSearchWithWhatDispatchWouldRunHere) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    const DeviceInfo here = device_info<Space>();
+    DeviceInfo bigger = here;
+    bigger.device = "a bigger device";
+    bigger.threads *= 8;
+    const auto [own, neighbour, unseen] = start_problems();
+    const std::vector<Config> legal = candidate_configs<Space>(own);
+    ASSERT_GE(legal.size(), 2u) << Space::name();
+    Config huge_team = legal.back();
+    huge_team.team = 4096;
+    ASSERT_NE(why_illegal<Space>(own, huge_team), "") << Space::name();
+    ConfigStore store;
+    store.header = StoreHeader::stamped(bigger);
+    store.put({neighbour, legal.front(), 100, 50, 10});
+    store.put({own, huge_team, 1000, 50, 10});
+    EXPECT_EQ(store_start<Space>(store, own, here), legal.front()) << Space::name();
+    std::optional<Config> dispatched;
+    for (const RatePrediction& r : rank_stored_configs(store, unseen, here))
+      if (!dispatched && why_illegal<Space>(unseen, r.config).empty()) dispatched = r.config;
+    EXPECT_EQ(store_start<Space>(store, unseen, here), dispatched) << Space::name();
   });
 }
 

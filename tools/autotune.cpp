@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "kgemm/spaces/device_info.hpp"
@@ -28,6 +29,7 @@
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/store_merge.hpp"
+#include "kgemm/tuner/store_recheck.hpp"
 #include "kgemm/tuner/tool_output.hpp"
 #include "kgemm/text_number.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
@@ -51,7 +53,9 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
                       climb: hill climbing from the best of the space's seed configs
                       (the default first; each split along K where its grid leaves the
                       device idle) and of the store's config for the shape (for a shape
-                      it lacks, the config dispatch would run), over configs one
+                      it lacks, the config dispatch would run; on a device without a
+                      store of its own, that of the nearest store of its architecture),
+                      over configs one
                       parameter step away, restarting at random from each local optimum
   --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
   --time-limit T      the whole run: T seconds, minutes or hours (e.g. 600s, 45m, 2h). The
@@ -63,7 +67,8 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --lock-timeout S    wait at most S seconds (0: not at all) for the store's lock, then fail
                       naming its holder (default: no limit; a wait says once who holds it).
                       Writers hold it only while they rewrite the store
-  --resume            skip shapes the store already has
+  --resume            skip shapes the store already has (tuning again those whose config
+                      cannot run here or was measured on an older kernel generation)
   --shard I/N         tune only shard I of N (numbered from 0: 0/N .. N-1/N) of the
                       problem list (repeats dropped): problems I, I+N, I+2N, ... Each
                       shard writes its own store (--out, created even when the shard is
@@ -81,10 +86,15 @@ them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
   --verify-store FILE instead of tuning: run every entry of the store FILE on its problem on
                       this device (random inputs from --seed; alpha 1, beta 0, then alpha -1.5,
                       beta 0.5), check it as tuning does and report each entry's verdict; exit
-                      status 1 when any entry fails, cannot run here or is refused on load
+                      status 1 when any entry fails, cannot run here or is refused on load.
+                      On the store's own device, entries measured on an older kernel
+                      generation are re-timed against the space default and kept (with
+                      today's rates and generation) or dropped (wrong, or slower than the
+                      default), and the store is rewritten so
   --help
 merge: adds the entries of the STOREs (one device's, loaded strictly) to --out (created or
-extended); where two hold the same problem, the one with more GFLOP/s wins, and merge says so.
+extended); where two hold the same problem, the one of the newer kernel generation wins, else
+the one with more GFLOP/s, and merge says so.
 The header keeps the stores' Kokkos and kgemm versions where they all agree.
 A bad or foreign store refuses the whole merge and leaves --out as it was. --lock-timeout
 bounds the wait for --out's lock as when tuning.
@@ -309,6 +319,18 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   // is left out, so a run split among processes or shards tunes each problem as one run would.
   kgemm::ConfigStore found = store;
   found.header.device = device;
+  // A device without a store of its own: a problem the store lacks also starts from what dispatch
+  // runs on it today, the config of the store that serves this device instead (the nearest of its
+  // architecture, or a named one), ranked with this device's facts: a new device's tuning begins
+  // where its neighbour's ended. The lookup's warnings are dispatch's to give.
+  std::vector<std::string> lookup_warnings;
+  kgemm::ServingStore serving = kgemm::find_serving_store(device, lookup_warnings);
+  std::optional<kgemm::ConfigStore> nearest;
+  if (serving.store && !serving.own) {
+    std::printf("autotune: no store of this device to start from; searches also start from %s\n",
+                kgemm::describe(serving, device).c_str());
+    nearest = std::move(serving.store);
+  }
   std::vector<Row> rows;
   int index = 0, claimed_elsewhere = 0;
   for (const Request& request : todo) {
@@ -326,14 +348,20 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     }
     const std::string key = kgemm::to_string(problem);
     if (cli.has("resume") && store.exact(problem)) {
-      const std::string why = kgemm::why_illegal<ExecSpace>(problem, store.exact(problem)->config);
+      const kgemm::TunedEntry& held = *store.exact(problem);
+      const std::string illegal = kgemm::why_illegal<ExecSpace>(problem, held.config);
+      const std::string why =
+          !illegal.empty() ? "the stored config cannot run here (" + illegal + ")"
+          : held.generation < kgemm::kKernelGeneration
+              ? "it was measured on kernel generation " + std::to_string(held.generation) + ", the code's is " +
+                    std::to_string(kgemm::kKernelGeneration)
+              : "";
       if (why.empty()) {
         std::fprintf(stderr, "[%d/%d] %s: already in the store, skipped (--resume)\n", index, int(todo.size()), key.c_str());
-        rows.push_back({request, *store.exact(problem), true});
+        rows.push_back({request, held, true});
         continue;
       }
-      std::fprintf(stderr, "[%d/%d] %s: the stored config cannot run here (%s); tuning it again\n", index,
-                   int(todo.size()), key.c_str(), why.c_str());
+      std::fprintf(stderr, "[%d/%d] %s: %s; tuning it again\n", index, int(todo.size()), key.c_str(), why.c_str());
     }
     if (claims && !claims->claim(key)) {
       std::fprintf(stderr, "[%d/%d] %s: claimed by another run, skipped\n", index, int(todo.size()), key.c_str());
@@ -374,7 +402,8 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
         bench32 ? kgemm::gate_split_tf32(*bench32, fallback, kgemm::TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates)
                 : std::nullopt;
     ProgressLine progress(index, int(todo.size()), key, baseline.gflops, shape_budget);
-    const std::optional<kgemm::Config> known = kgemm::store_start<ExecSpace>(found, problem);
+    std::optional<kgemm::Config> known = kgemm::store_start<ExecSpace>(found, problem);
+    if (!known && nearest) known = kgemm::store_start<ExecSpace>(*nearest, problem, device);
     const std::vector<kgemm::Config> starts = kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &*known : nullptr);
     const kgemm::SearchOutcome outcome =
         kgemm::search(candidates, starts, strategy, shape_budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
@@ -421,19 +450,38 @@ std::string wrong_entry(const ExecSpace& space, const kgemm::TunedEntry& entry, 
   return "";
 }
 
+// An entry of an older kernel generation re-timed here against the space default (store_recheck.hpp).
+template <class Scalar, class ExecSpace>
+kgemm::Recheck recheck(const ExecSpace& space, const kgemm::TunedEntry& entry, std::uint64_t seed) {
+  const kgemm::ProblemBench<ExecSpace, Scalar> bench(space, entry.problem, seed);
+  kgemm::Config fallback = kgemm::TuningPolicy<ExecSpace>::default_config(entry.problem.dtype);
+  if (!kgemm::why_illegal<ExecSpace>(entry.problem, fallback).empty()) fallback = kgemm::TuningPolicy<ExecSpace>::default_config();
+  const kgemm::Measurement tuned = bench.measure(entry.config);
+  return kgemm::recheck_entry(entry, fallback, tuned, entry.config == fallback ? tuned : bench.measure(fallback));
+}
+
 // autotune --verify-store: every entry of `store` run on this device, one line each, after the
 // entries the store's loader `refused`; false when any was refused, cannot run here or computes
-// its problem wrong.
+// its problem wrong. On the store's own device, entries of an older kernel generation are also
+// re-timed against the space default: kept with today's rates and generation, or dropped (wrong,
+// or slower than the default), and the store rewritten so; false when it cannot be.
 template <class ExecSpace>
 bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const std::vector<std::string>& refused,
                   const std::string& path, std::uint64_t seed) {
+  const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
+  const bool own = kgemm::same_device(store.header.device, device);
   const std::size_t count = store.entries().size() + refused.size();
   std::printf("verify-store: %s: %zu entries tuned on %s, checked on %s\n", path.c_str(), count,
-              kgemm::to_string(store.header.device).c_str(), kgemm::to_string(kgemm::device_info<ExecSpace>()).c_str());
+              kgemm::to_string(store.header.device).c_str(), kgemm::to_string(device).c_str());
+  if (!own && store.oldest_generation() < kgemm::kKernelGeneration)
+    std::printf("verify-store: entries of kernel generations before %d are re-timed only on the store's own device\n",
+                kgemm::kKernelGeneration);
   std::size_t index = 0, failed = refused.size();
+  std::vector<std::pair<kgemm::Problem, std::optional<kgemm::TunedEntry>>> rechecked;  // nullopt: dropped
   for (const std::string& why : refused) std::printf("[%zu/%zu] FAILED, refused on load: %s\n", ++index, count, why.c_str());
   for (const kgemm::TunedEntry& entry : store.entries()) {
-    std::string why = kgemm::why_illegal<ExecSpace>(entry.problem, entry.config);
+    const bool stale = own && entry.generation < kgemm::kKernelGeneration;
+    std::string why = kgemm::why_illegal<ExecSpace>(entry.problem, entry.config), verdict;
     try {
       if (!why.empty())
         why = "cannot run here: " + why;
@@ -441,15 +489,44 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
         why = wrong_entry<float>(space, entry, seed);
       else
         why = wrong_entry<kgemm::half>(space, entry, seed);
+      if (stale) {
+        kgemm::Recheck r = !why.empty() ? kgemm::Recheck{std::nullopt, "dropped"}
+                           : entry.problem.dtype == kgemm::DType::F32 ? recheck<float>(space, entry, seed)
+                                                                      : recheck<kgemm::half>(space, entry, seed);
+        verdict = ", generation " + std::to_string(entry.generation) + " re-timed: " + r.verdict;
+        rechecked.emplace_back(entry.problem, std::move(r.kept));
+      }
     } catch (const std::exception& e) {
       why = e.what();
     }
     failed += !why.empty();
-    std::printf("[%zu/%zu] %s %s: %s\n", ++index, count, kgemm::to_string(entry.problem).c_str(),
-                kgemm::to_string(entry.config).c_str(), why.empty() ? "ok" : ("FAILED, " + why).c_str());
+    std::printf("[%zu/%zu] %s %s: %s%s\n", ++index, count, kgemm::to_string(entry.problem).c_str(),
+                kgemm::to_string(entry.config).c_str(), why.empty() ? "ok" : ("FAILED, " + why).c_str(), verdict.c_str());
     kgemm::flush_output();
   }
   std::printf("verify-store: %zu of %zu entries failed\n", failed, count);
+  if (rechecked.empty()) return failed == 0;
+  const std::size_t kept =
+      std::size_t(std::count_if(rechecked.begin(), rechecked.end(), [](const auto& r) { return r.second.has_value(); }));
+  try {
+    kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& latest) {
+      for (const auto& [problem, entry] : rechecked) {
+        // An entry another writer measured on today's kernels meanwhile stays.
+        const kgemm::TunedEntry* held = latest.exact(problem);
+        if (held && held->generation >= kgemm::kKernelGeneration) continue;
+        if (entry)
+          latest.put(*entry);
+        else
+          latest.erase(problem);
+      }
+    });
+  } catch (const kgemm::StoreError& e) {
+    std::printf("verify-store: %zu entries of older kernel generations re-timed, but the store was not rewritten: %s\n",
+                rechecked.size(), e.what());
+    return false;
+  }
+  std::printf("verify-store: %zu entries of older kernel generations re-timed: %zu kept at generation %d, %zu dropped; "
+              "%s rewritten\n", rechecked.size(), kept, kgemm::kKernelGeneration, rechecked.size() - kept, path.c_str());
   return failed == 0;
 }
 

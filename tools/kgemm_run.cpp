@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -64,6 +65,10 @@ Errors, over 16 sampled rows of C, against the fp64 product of the inputs as gen
 any rounding to fp16): max |C - C64| / max |C64| and mean |C - C64| / mean |C64|.
 Forward pass: the sum over layers of count x kernel (count: the model's layers with that GEMM
 shape), in ms and s; launch, call and transfer are summed the same way.
+Tuned configs (the line naming the store, and why it serves): $KGEMM_CONFIG_FILE when set
+(named), else this device's store (exact), else the nearest store of another device of the same
+space and architecture (same architecture: each entry checked for this device before it runs,
+ranked with this device's facts), else none: the space defaults (docs/tuning.md).
 Dispatch model (docs/architecture.md): a shape the store never tuned runs the stored config
 with the highest predicted rate = the rate it measured on its own shape x fit x busy here / fit
 x busy there x trust, fit = padding x fill x depth (useful share of the blocks computed, of the
@@ -206,7 +211,7 @@ struct RunResult {
   kgemm::DeviceInfo device;
   std::string dtype;
   const GemmSet* set = nullptr;
-  std::string store;  // the tuned store dispatch read, empty when none
+  std::shared_ptr<const kgemm::TunedConfigs> tuned;  // what dispatch reads for the space
   std::string team_scratch;  // the block's team scratch limit in force and why, where one caps it
   bool host_memory = true;
   std::vector<LayerResult> layers;
@@ -312,7 +317,7 @@ RunResult run_set(const ExecSpace& space, const std::string& space_name, const G
   run.device = kgemm::device_info<ExecSpace>();
   run.dtype = dtype_name(kgemm::dtype_of<Scalar>());
   run.set = &set;
-  run.store = kgemm::find_store_file(run.device);
+  run.tuned = kgemm::tuned_configs(ExecSpace::name(), [&] { return run.device; });
   if (const kgemm::TeamScratchLimit& limit = kgemm::team_scratch_limit<ExecSpace>(); limit.block_bytes > 0)
     run.team_scratch = limit.why;
   run.host_memory = kgemm::in_host_memory<typename ExecSpace::memory_space>;
@@ -372,7 +377,7 @@ void print_table(const RunResult& run, bool first) {
                 set.image, set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
                 kgemm::kokkos_version_string().c_str());
   std::printf("device: %s\ntuned configs: %s\n", kgemm::to_string(run.device).c_str(),
-              run.store.empty() ? "none for this device (space defaults)" : run.store.c_str());
+              kgemm::describe(run.tuned->serving(), run.device).c_str());
   if (!run.team_scratch.empty()) std::printf("team scratch per block: %s\n", run.team_scratch.c_str());
   std::printf("%-3s %-26s %9s %5s %5s %5s  %-34s %10s %10s %10s %12s %9s %11s %11s\n", "#", "layer", "M", "N", "K",
               "count", "config", "kernel[ms]", "launch[ms]", "call[ms]", "transfer[ms]", "GFLOP/s", "max rel err",
@@ -476,21 +481,8 @@ void print_why_csv(const GemmSet& set, kgemm::DType dtype, const std::vector<Why
   }
 }
 
-// The store a run dispatched from, read again for the nearest entries (bad entries were reported
-// by dispatch already).
-std::optional<kgemm::ConfigStore> store_of_run(const RunResult& run) {
-  if (run.store.empty()) return std::nullopt;
-  try {
-    std::vector<std::string> refused;
-    kgemm::ConfigStore store = kgemm::ConfigStore::load(run.store, &refused);
-    if (kgemm::same_device(store.header.device, run.device)) return store;
-  } catch (const kgemm::StoreError&) {
-  }
-  return std::nullopt;
-}
-
 void print_run_why(const RunResult& run) {
-  const std::optional<kgemm::ConfigStore> store = store_of_run(run);
+  const std::optional<kgemm::ConfigStore>& store = run.tuned->serving().store;
   std::vector<WhyRow> rows;
   for (const LayerResult& l : run.layers)
     rows.push_back({&l.shape, l.config, l.why->source, l.why->prediction, nearest_entry(store ? &*store : nullptr, l.problem),
@@ -508,10 +500,11 @@ void explain_store(const Plan& plan) {
   if (csv) std::printf("%s", kWhyCsvHeader);
   for (const GemmSet& set : plan.sets)
     for (kgemm::DType dtype : plan.dtypes) {
+      const std::string generation = kgemm::generation_note(store);
       if (!csv)
-        std::printf("%skgemm-run: dispatch of %s, %s from %s, tuned for %s (nothing run; legality there not checked)\n",
+        std::printf("%skgemm-run: dispatch of %s, %s from %s, tuned for %s (nothing run; legality there not checked)%s\n",
                     first ? "" : "\n", set.name.c_str(), dtype_name(dtype), plan.why_store.c_str(),
-                    kgemm::to_string(store.header.device).c_str());
+                    kgemm::to_string(store.header.device).c_str(), generation.empty() ? "" : ("; " + generation).c_str());
       first = false;
       std::vector<WhyRow> rows;
       for (const kgemm::LayerShape& layer : set.layers) {
@@ -592,11 +585,14 @@ void print_json(const std::vector<RunResult>& runs, const Plan& plan) {
     std::printf("%s    {\"space\": %s, \"space_label\": %s, \"device\": %s, \"arch\": %s, \"threads\": %d,\n", run_separator,
                 json_string(run.space).c_str(), json_string(run.space_label).c_str(),
                 json_string(run.device.device).c_str(), json_string(run.device.arch).c_str(), run.device.threads);
-    std::printf("     \"dtype\": %s, \"set\": %s, \"model\": %s, \"image\": %s, \"batch\": %d, \"store\": %s,\n",
+    const kgemm::ServingStore& serving = run.tuned->serving();
+    std::printf("     \"dtype\": %s, \"set\": %s, \"model\": %s, \"image\": %s, \"batch\": %d, \"store\": %s, "
+                "\"store_match\": %s,\n",
                 json_string(run.dtype).c_str(), json_string(set.name).c_str(),
                 set.model.empty() ? "null" : json_string(set.model).c_str(),
                 set.image ? std::to_string(set.image).c_str() : "null", set.batch,
-                run.store.empty() ? "null" : json_string(run.store).c_str());
+                serving.path.empty() ? "null" : json_string(serving.path).c_str(),
+                json_string(kgemm::to_string(serving.match)).c_str());
     std::printf("     \"operands_in_host_memory\": %s,\n     \"layers\": [", run.host_memory ? "true" : "false");
     const char* layer_separator = "\n";
     for (const LayerResult& l : run.layers) {

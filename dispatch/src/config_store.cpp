@@ -62,7 +62,8 @@ std::string to_yaml(const ConfigStore& store) {
     text += "  - {kernel: " + to_string(p.kernel) + ", dtype: " + to_string(p.dtype) + ", order: " + p.a_order +
             p.b_order + ", m: " + std::to_string(p.m) + ", n: " + std::to_string(p.n) + ", k: " + std::to_string(p.k) +
             ", batch: " + std::to_string(p.batch) + ", config: " + to_string(e.config) + ", gflops: " + shortest(e.gflops) +
-            ", default_gflops: " + shortest(e.default_gflops) + ", candidates: " + std::to_string(e.candidates) + "}\n";
+            ", default_gflops: " + shortest(e.default_gflops) + ", candidates: " + std::to_string(e.candidates) +
+            ", generation: " + std::to_string(e.generation) + "}\n";
   }
   return text;
 }
@@ -132,6 +133,19 @@ ConfigStore ConfigStore::update(const std::string& path, const DeviceInfo& devic
   return store;
 }
 
+bool ConfigStore::erase(const Problem& problem) {
+  const auto it = position_of(entries_, problem);
+  if (it == entries_.end() || !(it->problem == problem)) return false;
+  entries_.erase(it);
+  return true;
+}
+
+int ConfigStore::oldest_generation() const {
+  int oldest = kKernelGeneration;
+  for (const TunedEntry& entry : entries_) oldest = std::min(oldest, entry.generation);
+  return oldest;
+}
+
 const TunedEntry* ConfigStore::exact(const Problem& problem) const {
   const auto it = position_of(entries_, problem);
   return it != entries_.end() && it->problem == problem ? &*it : nullptr;
@@ -146,6 +160,7 @@ std::string why_bad(const TunedEntry& entry) {
   if (!std::isfinite(entry.default_gflops) || entry.default_gflops < 0 || entry.default_gflops > kMaxStoreGflops)
     return "default_gflops " + shortest(entry.default_gflops) + " is not finite, >= 0 and at most " + shortest(kMaxStoreGflops);
   if (entry.candidates < 0) return "candidates " + std::to_string(entry.candidates) + " is negative";
+  if (entry.generation < 0) return "generation " + std::to_string(entry.generation) + " is negative";
   return "";
 }
 

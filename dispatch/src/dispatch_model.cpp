@@ -66,42 +66,43 @@ double sum_pass_seconds(const ConfigFit& fit, const Config& config, const Device
 }
 
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
-                            const DeviceInfo& device) {
+                            const DeviceInfo& here, const DeviceInfo& there) {
   RatePrediction r;
   r.source = source;
   r.config = config;
-  r.on_problem = config_fit(problem, config, device);
-  r.on_source = config_fit(source.problem, source.config, device);
+  r.on_problem = config_fit(problem, config, here);
+  r.on_source = config_fit(source.problem, source.config, there);
   // The source's sum pass, taken out of its measured time. A bandwidth that cannot account for
   // that time (a header edited by hand) is not used there.
   const double measured_s = flops(source.problem) / (source.gflops * 1e9);
-  const double source_sum_s = sum_pass_seconds(r.on_source, source.config, device);
+  const double source_sum_s = sum_pass_seconds(r.on_source, source.config, there);
   r.source_busy = source_sum_s < measured_s ? 1 - source_sum_s / measured_s : 1;
   // A stored shape has extents >= 1 (why_bad), so its fit and rate are positive.
   const double multiply_gflops = source.gflops / r.source_busy * r.on_problem.product() / r.on_source.product();
-  const double sum_s = sum_pass_seconds(r.on_problem, config, device);
+  const double sum_s = sum_pass_seconds(r.on_problem, config, here);
   // multiply / (multiply + sum) as 1 / (1 + sum / multiply): a multiply time and a sum pass
   // that both overflow (a rate near 0 against a bandwidth near 0) give 0, not NaN.
   if (sum_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + sum_s * (multiply_gflops * 1e9) / flops(problem));
   r.distance = shape_distance(problem, source.problem);
-  r.trust = std::exp(-trust_decay(device) * r.distance);
+  r.trust = std::exp(-trust_decay(here) * r.distance);
   r.exact = source.problem == problem && config == source.config;
   r.gflops = multiply_gflops * r.busy * r.trust;
   return r;
 }
 
-std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem) {
-  const DeviceInfo& device = store.header.device;
+std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
+                                                const DeviceInfo& here) {
+  const DeviceInfo& there = store.header.device;
   std::vector<RatePrediction> ranked;
   for (const TunedEntry& entry : store.entries()) {
     if (!comparable(entry.problem, problem)) continue;
-    ranked.push_back(predict_rate(problem, entry, entry.config, device));
-    if (device.memory_gbps <= 0) continue;  // a split's cost is not known
+    ranked.push_back(predict_rate(problem, entry, entry.config, here, there));
+    if (here.memory_gbps <= 0) continue;  // a split's cost is not known
     for (int splits : kGpuSplitCounts) {
       Config split = entry.config;
       split.ks = splits;
       if (splits != entry.config.ks && split_fits(split, problem))
-        ranked.push_back(predict_rate(problem, entry, split, device));
+        ranked.push_back(predict_rate(problem, entry, split, here, there));
     }
   }
   // Stable: equal predictions at equal distances and splits keep store order.

@@ -184,6 +184,8 @@ TunedEntry read_entry(const FieldReader& fields) {
   entry.gflops = fields.rate("gflops", false);
   entry.default_gflops = fields.rate("default_gflops", true);
   entry.candidates = fields.integer("candidates", 0);
+  // Entries written before generations were recorded were measured on generation 0's kernels.
+  entry.generation = fields.has("generation") ? fields.integer("generation", 0) : 0;
   fields.finish();
   return entry;
 }

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "kgemm/launch.hpp"
@@ -88,22 +91,146 @@ std::string writable_store_file(const DeviceInfo& device) {
   return user + "/" + name;
 }
 
-TunedConfigs::TunedConfigs(const DeviceInfo& device) : path_(find_store_file(device)) {
-  if (path_.empty()) return;
-  try {
-    std::vector<std::string> refused;
-    ConfigStore store = ConfigStore::load(path_, &refused);
-    if (!same_device(store.header.device, device)) {
-      warn("ignoring tuned configs in " + path_ + ": they were tuned for " + to_string(store.header.device) +
-           ", this is " + to_string(device));
-      return;
-    }
-    // A bad entry costs its own shape only: the others stay tuned.
-    for (const std::string& why : refused) warn(std::string("ignoring a tuned entry: ") + why);
-    store_ = std::move(store);
-  } catch (const std::exception& e) {
-    warn(std::string("ignoring tuned configs: ") + e.what());
+const char* to_string(StoreMatch match) {
+  switch (match) {
+    case StoreMatch::Exact: return "exact";
+    case StoreMatch::SameArch: return "same architecture";
+    case StoreMatch::Named: return "named";
+    case StoreMatch::None: break;
   }
+  return "none";
+}
+
+namespace {
+
+// A store read leniently, or the reason it could not be.
+struct Loaded {
+  std::optional<ConfigStore> store;
+  std::vector<std::string> refused;
+  std::string error;
+};
+
+Loaded load_leniently(const std::string& path) {
+  Loaded loaded;
+  try {
+    loaded.store = ConfigStore::load(path, &loaded.refused);
+  } catch (const std::exception& e) {
+    loaded.error = e.what();
+  }
+  return loaded;
+}
+
+ServingStore served(StoreMatch match, const std::string& path, Loaded&& loaded, const DeviceInfo& device) {
+  ServingStore s;
+  s.match = match;
+  s.path = path;
+  s.own = same_device(loaded.store->header.device, device);
+  s.store = std::move(loaded.store);
+  s.refused = std::move(loaded.refused);
+  return s;
+}
+
+// Every *.yaml over the search path, a file name once (the first directory's shadows the others),
+// in search order and by name within a directory.
+std::vector<std::string> stores_in_search_path() {
+  std::vector<std::string> files;
+  std::set<std::string> names;
+  for (const std::string& dir : store_search_path()) {
+    std::error_code error;
+    std::vector<std::filesystem::path> here;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error))
+      if (entry.path().extension() == ".yaml" && entry.is_regular_file(error)) here.push_back(entry.path());
+    std::sort(here.begin(), here.end());
+    for (const auto& file : here)
+      if (names.insert(file.filename().string()).second) files.push_back(file.string());
+  }
+  return files;
+}
+
+// How far a store tuned on `tuned` is from `device` of the same space and architecture, nearest
+// first: this device under another name, the same model, the nearest count (ratio), the larger.
+auto nearness(const DeviceInfo& tuned, const DeviceInfo& device) {
+  const double ratio = std::abs(std::log(double(std::max(tuned.threads, 1)) / std::max(device.threads, 1)));
+  return std::make_tuple(!same_device(tuned, device), tuned.device != device.device, ratio, -tuned.threads);
+}
+
+}  // namespace
+
+ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::string>& warnings) {
+  if (const char* file = std::getenv("KGEMM_CONFIG_FILE"); file && *file) {
+    Loaded named = load_leniently(file);
+    if (!named.store) {
+      warnings.push_back("ignoring tuned configs: " + named.error);
+      return {};
+    }
+    const DeviceInfo& tuned = named.store->header.device;
+    if (tuned.space == device.space) {
+      if (!same_device(tuned, device))
+        warnings.push_back("using tuned configs in " + std::string(file) + " (KGEMM_CONFIG_FILE) tuned for " +
+                           to_string(tuned) + " on " + to_string(device) +
+                           ": each entry is checked for this device before it runs");
+      return served(StoreMatch::Named, file, std::move(named), device);
+    }
+    warnings.push_back("KGEMM_CONFIG_FILE " + std::string(file) + " holds configs of the " + tuned.space +
+                       " space, not " + device.space + ": looking for " + device.space + "'s store in the search path");
+  }
+  const std::string own_name = device_slug(device) + ".yaml";
+  for (const std::string& dir : store_search_path()) {
+    const std::string path = (std::filesystem::path(dir) / own_name).string();
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) continue;
+    Loaded own = load_leniently(path);
+    if (!own.store)
+      warnings.push_back("ignoring tuned configs: " + own.error);
+    else if (!same_device(own.store->header.device, device))
+      warnings.push_back("ignoring " + path + " as this device's store: it holds configs of " +
+                         to_string(own.store->header.device) + ", this is " + to_string(device));
+    else
+      return served(StoreMatch::Exact, path, std::move(own), device);
+    break;  // the device's own file, shadowing any later one, is not its store
+  }
+  std::optional<std::pair<std::string, Loaded>> nearest;
+  for (const std::string& path : stores_in_search_path()) {
+    Loaded candidate = load_leniently(path);
+    if (!candidate.store) continue;
+    const DeviceInfo& tuned = candidate.store->header.device;
+    if (tuned.space != device.space || tuned.arch != device.arch) continue;
+    // Strictly nearer only: on a tie the earlier file in search order stays.
+    if (!nearest || nearness(tuned, device) < nearness(nearest->second.store->header.device, device))
+      nearest.emplace(path, std::move(candidate));
+  }
+  if (!nearest) return {};
+  const bool own = same_device(nearest->second.store->header.device, device);
+  return served(own ? StoreMatch::Exact : StoreMatch::SameArch, nearest->first, std::move(nearest->second), device);
+}
+
+std::string generation_note(const ConfigStore& store) {
+  const int oldest = store.oldest_generation();
+  if (oldest >= kKernelGeneration) return "";
+  return "generation " + std::to_string(oldest) + ", code is " + std::to_string(kKernelGeneration) +
+         ": re-check with autotune --verify-store";
+}
+
+std::string describe(const ServingStore& s, const DeviceInfo& device) {
+  if (s.match == StoreMatch::None) return "none for this device (space defaults)";
+  const std::string tuned = s.own ? "this device's" : "tuned for " + to_string(s.store->header.device);
+  const std::string rechecked = s.own ? "" : "; each entry checked for " + device.device + " before it runs";
+  const std::string why = s.match == StoreMatch::Exact   ? "exact: " + tuned
+                          : s.match == StoreMatch::Named ? "named by KGEMM_CONFIG_FILE: " + tuned + rechecked
+                                                         : "same architecture, " + device.arch +
+                                                               ": no store of this device; " + tuned + rechecked +
+                                                               ", ranked with this device's facts";
+  const std::string generation = generation_note(*s.store);
+  return s.path + " (" + why + (generation.empty() ? "" : "; " + generation) + ")";
+}
+
+TunedConfigs::TunedConfigs(const DeviceInfo& device) : here_(device) {
+  std::vector<std::string> warnings;
+  serving_ = find_serving_store(device, warnings);
+  for (const std::string& what : warnings) warn(what);
+  // A bad entry costs its own shape only: the others stay tuned.
+  for (const std::string& why : serving_.refused) warn(std::string("ignoring a tuned entry: ") + why);
+  if (serving_.own) here_ = serving_.store->header.device;
 }
 
 const char* to_string(DispatchChoice::Source source) {
@@ -116,20 +243,22 @@ DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fall
                                     const Check& blame) {
   // Best prediction first; legality is asked only until one passes. It is asked for this
   // problem: an entry's config may be legal for one shape and not another (counts past int).
-  if (store_)
-    for (RatePrediction& candidate : rank_stored_configs(*store_, problem)) {
+  if (serving_.store)
+    for (RatePrediction& candidate : rank_stored_configs(*serving_.store, problem, here_)) {
       const std::string why = check(problem, candidate.config);
       if (why.empty()) {
         const auto source = candidate.exact ? DispatchChoice::Source::Exact : DispatchChoice::Source::Model;
         return {candidate.config, source, std::move(candidate)};
       }
       // A split the model proposed that cannot run here is no fault of the store, nor a config
-      // these operands cannot take: passed over quietly.
-      if (candidate.config != candidate.source.config || warned_.count(candidate.source.problem)) continue;
+      // these operands cannot take, nor another device's config that this one cannot run:
+      // passed over quietly.
+      if (!serving_.own || candidate.config != candidate.source.config || warned_.count(candidate.source.problem))
+        continue;
       if (const std::string fault = blame(problem, candidate.config); !fault.empty()) {
         warned_.insert(candidate.source.problem);
         warn("ignoring tuned config " + to_string(candidate.config) + " for " + to_string(candidate.source.problem) +
-             " in " + path_ + ": " + fault);
+             " in " + serving_.path + ": " + fault);
       }
     }
   return {fallback(), DispatchChoice::Source::Default, std::nullopt};

@@ -90,6 +90,7 @@ void check_entry(const kgemm::TunedEntry& e, const std::string& input) {
   require(std::isfinite(e.gflops) && e.gflops >= 0 && std::isfinite(e.default_gflops) && e.default_gflops >= 0,
           "loaded speeds are finite and >= 0: " + key, input);
   require(e.candidates >= 0, "loaded candidate count is >= 0: " + key, input);
+  require(e.generation >= 0, "loaded kernel generation is >= 0: " + key, input);
   require(kgemm::parse_config(kgemm::to_string(e.config)) == e.config, "the loaded config prints and parses back: " + key,
           input);
   require(e.config.micro_tiles() >= 1 && e.config.tiles_per_thread() >= 1,

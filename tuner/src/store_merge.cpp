@@ -62,13 +62,19 @@ MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::str
           ++outcome.added;
           continue;
         }
-        if (held->config == entry.config && held->gflops == entry.gflops) continue;
-        const bool faster = entry.gflops > held->gflops;
-        const std::string winner = faster ? described(entry, inputs[i]) : described(*held, source[entry.problem]);
-        const std::string loser = faster ? described(*held, source[entry.problem]) : described(entry, inputs[i]);
+        if (held->config == entry.config && held->gflops == entry.gflops && held->generation == entry.generation)
+          continue;
+        // A rate measured on older kernels says less than one on newer ones, however high.
+        const bool newer = entry.generation != held->generation;
+        const bool wins = newer ? entry.generation > held->generation : entry.gflops > held->gflops;
+        const std::string winner = wins ? described(entry, inputs[i]) : described(*held, source[entry.problem]);
+        const std::string loser = wins ? described(*held, source[entry.problem]) : described(entry, inputs[i]);
         outcome.clashes.push_back(to_string(entry.problem) + ": kept " + winner + " over " + loser +
-                                  (faster || held->gflops > entry.gflops ? ", the faster" : ", the first of equal speed"));
-        if (faster) {
+                                  (newer ? ", the newer kernel generation (" + std::to_string(std::max(entry.generation, held->generation)) +
+                                               " over " + std::to_string(std::min(entry.generation, held->generation)) + ")"
+                                   : wins || held->gflops > entry.gflops ? ", the faster"
+                                                                         : ", the first of equal speed"));
+        if (wins) {
           merged.put(entry);
           source[entry.problem] = inputs[i];
         }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kgemm/config.hpp"
+#include "kgemm/kernel_generation.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/spaces/device_info.hpp"
 
@@ -19,8 +20,9 @@ namespace kgemm {
 // The store file format this build reads completely and writes (`format:` in the header; a file
 // without one is format 1). A kgemm raises it when stores gain something an older kgemm cannot
 // write back. Fields keep their meaning in every format, so an older kgemm still reads what it
-// knows of a newer store; it does not write one (ConfigStore::load, strict).
-inline constexpr int kStoreFormat = 1;
+// knows of a newer store; it does not write one (ConfigStore::load, strict). Format 2: entries
+// record their kernel generation (TunedEntry::generation).
+inline constexpr int kStoreFormat = 2;
 
 // The largest rate a store holds, GFLOP/s: 10 PFLOP/s, ten times the fastest single device's
 // dense fp16 peak. A rate past it is no measurement, and would outrank every other entry in the
@@ -45,10 +47,13 @@ struct TunedEntry {
   Config config;                            // the winner
   double gflops = 0, default_gflops = 0;    // the winner's speed and the space default's
   int candidates = 0;                       // configs measured
+  // The kernels the rates were measured with (kernel_generation.hpp); an entry written before
+  // generations were recorded is generation 0.
+  int generation = kKernelGeneration;
 
   friend bool operator==(const TunedEntry& a, const TunedEntry& b) {
     return a.problem == b.problem && a.config == b.config && a.gflops == b.gflops &&
-           a.default_gflops == b.default_gflops && a.candidates == b.candidates;
+           a.default_gflops == b.default_gflops && a.candidates == b.candidates && a.generation == b.generation;
   }
 };
 
@@ -60,7 +65,7 @@ class StoreError : public std::runtime_error {
 
 // Why `entry` cannot be stored (empty when it can): an invalid or empty shape, a malformed
 // config, a measurement that is not finite, not positive (the default's may be 0: it failed) or
-// past kMaxStoreGflops.
+// past kMaxStoreGflops, a negative candidate count or generation.
 std::string why_bad(const TunedEntry& entry);
 
 // The order entries are kept and written in: kernel, dtype, a/b order, batch, m, n, k.
@@ -122,7 +127,12 @@ class ConfigStore {
   // Adds the entry, replacing the one with an equal problem. Throws std::invalid_argument, and
   // keeps the store as it was, when the entry is bad (why_bad): a store never holds one.
   void put(const TunedEntry& entry);
+  // Removes the entry of `problem`; false when there is none.
+  bool erase(const Problem& problem);
   const std::vector<TunedEntry>& entries() const { return entries_; }
+  // The oldest generation of its entries (kKernelGeneration when it has none): below the code's,
+  // some of its rates were measured on kernels that have since changed.
+  int oldest_generation() const;
 
  private:
   std::vector<TunedEntry> entries_;  // sorted by StoreOrder, one per problem

@@ -26,11 +26,16 @@
 // Split K's sum pass (split_sum.hpp) writes every team's partial block (4-byte sums) and reads
 // it back: at the device's peak memory bandwidth that is a lower bound of its time. Removed from
 // the source's measured time it leaves the rate the config multiplied at; added to the problem's,
-// it prices splitting against filling the device. Where the store's device has a known bandwidth
+// it prices splitting against filling the device. Where the device at hand has a known bandwidth
 // (GPUs), each entry's config is also proposed with its K split the other ways GPU searches try
 // (kGpuSplitCounts, where split_fits says a search would): a shape with few blocks and long K
 // then gets the split its neighbours of more blocks never needed. Without one (host stores) the
 // stored configs are ranked as they are.
+//
+// A store tuned on another device of the same space and architecture (the fallback of
+// store_registry.hpp) is ranked alike, each side fitted on its own device: the source on the
+// store's device (header.device: its SMs or threads, its bandwidth), the problem on the device at
+// hand, so its slots and sum pass are this device's.
 //
 // The problem's own entry, when it has one, comes first whatever the predictions; ties go to the
 // closer shape, then to the stored split, then to store order, so the choice is deterministic.
@@ -106,12 +111,23 @@ struct RatePrediction {
   double gflops = 0;  // source.gflops x on_problem.product() x busy / (on_source.product() x source_busy) x trust
   bool exact = false;  // the source is the problem's own entry and config its winner
 };
+// `here`: the device the problem runs on (its fit and sum pass); `there`: the device the source
+// entry was measured on (a store tuned on another device of the same architecture).
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
-                            const DeviceInfo& device);
+                            const DeviceInfo& here, const DeviceInfo& there);
+inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
+                                   const DeviceInfo& device) {
+  return predict_rate(problem, source, config, device, device);
+}
 
-// The predictions of every entry of `store` comparable with `problem`, and of their splits where
-// the device's bandwidth is known, best first: the problem's own entry, then by predicted rate,
-// closer shape, the stored split and store order. The device is the store's (header.device).
-std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem);
+// The predictions of every entry of `store` comparable with `problem` on the device `here`, and
+// of their splits where here's bandwidth is known, best first: the problem's own entry, then by
+// predicted rate, closer shape, the stored split and store order. The entries' rates were
+// measured on the store's device (header.device), `here` by default.
+std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
+                                                const DeviceInfo& here);
+inline std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem) {
+  return rank_stored_configs(store, problem, store.header.device);
+}
 
 }  // namespace kgemm

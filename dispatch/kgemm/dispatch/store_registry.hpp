@@ -32,6 +32,54 @@ std::string user_store_directory();
 // existing <dir>/<device_slug>.yaml over store_search_path(); empty when there is none.
 std::string find_store_file(const DeviceInfo& device);
 
+// Why a store serves a device (find_serving_store).
+enum class StoreMatch {
+  Exact,     // tuned for this device
+  SameArch,  // no store of this device: the nearest of another device of its space and architecture
+  Named,     // $KGEMM_CONFIG_FILE, whichever device of the space it was tuned for
+  None,      // the space defaults
+};
+// "exact", "same architecture", "named", "none".
+const char* to_string(StoreMatch match);
+
+// The store that serves a device, read leniently (its bad entries left out, and listed in
+// `refused`), and why.
+struct ServingStore {
+  StoreMatch match = StoreMatch::None;
+  std::string path;                  // empty for None
+  std::optional<ConfigStore> store;  // absent for None
+  std::vector<std::string> refused;  // the store's entries left out on load, with their reasons
+  // Whether the store was tuned on this very device (same_device): its header's facts are this
+  // device's and its entries' failures its own; else they are another device's, re-checked here.
+  bool own = false;
+};
+
+// The store dispatch reads for `device`, as CLBlast's database falls back from the device to its
+// architecture to defaults:
+//   1. $KGEMM_CONFIG_FILE when set (Named): used whichever device of the space it was tuned for
+//      (a warning says so when it is not this one); unreadable, it is warned about and nothing
+//      serves; of another space, it is warned about and the search below runs.
+//   2. The first <dir>/<device_slug>.yaml over store_search_path() that holds this device's
+//      configs (Exact).
+//   3. Else, of every *.yaml over the search path (a file name once: the first directory's),
+//      the store nearest the device among those of its space and architecture (DeviceInfo::arch:
+//      a GPU's compute capability, a CPU's machine and widest SIMD): one of this device under
+//      another name (Exact), then one of the same model, then the nearest thread or SM count
+//      (by ratio), then the larger count, then search order (SameArch). Files that do not load
+//      or are of other architectures are passed over silently: they belong to other devices.
+//      Stores of another architecture never serve: their configs were chosen for other vector
+//      widths or instructions and may run slower than the space defaults.
+//   4. None.
+// What was wrong on the way (a named or own store that did not load, a file named for this device
+// that holds another's) is appended to `warnings`, one line each.
+ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::string>& warnings);
+// One line for messages and tools: the path and why it serves, or that none does; and where some
+// of its entries are of an older kernel generation than the code's, generation_note's words.
+std::string describe(const ServingStore& serving, const DeviceInfo& device);
+// "generation N, code is M: re-check with autotune --verify-store" for a store whose oldest
+// entry is of an older kernel generation (kernel_generation.hpp); empty otherwise.
+std::string generation_note(const ConfigStore& store);
+
 // Where autotune writes `device`'s store unless told: the store find_store_file names when it
 // may be rewritten (not read_only_store, in a writable directory), else (no store yet) the
 // program's or install prefix's configs directory when writable, else the user's data directory
@@ -55,10 +103,14 @@ class TunedConfigs {
   // Why `config` cannot run `problem` on the device (empty when it can).
   using Check = std::function<std::string(const Problem&, const Config&)>;
 
-  // Reads the store find_store_file names. A missing, malformed or other device's file is
-  // reported in one line on stderr and ignored; no file in the search path is the untuned case,
-  // and silent.
+  // Reads the store find_serving_store picks, reporting its warnings and the store's bad
+  // entries on stderr, one line each; no store at all is the untuned case, and silent. Another
+  // device's store is ranked with `device`'s facts (dispatch_model.hpp), and its entries that
+  // cannot run here are passed over quietly: they are no fault of the store.
   explicit TunedConfigs(const DeviceInfo& device);
+
+  // The store in use and why.
+  const ServingStore& serving() const { return serving_; }
 
   // The config that runs when no entry can; asked for only when a problem is first seen.
   using Fallback = std::function<Config()>;
@@ -96,8 +148,8 @@ class TunedConfigs {
   // The choice, with mutex_ held.
   DispatchChoice choose(const Problem& problem, const Fallback& fallback, const Check& check, const Check& blame);
 
-  std::string path_;
-  std::optional<ConfigStore> store_;
+  ServingStore serving_;
+  DeviceInfo here_;  // the facts the model fits problems with: the store's own where it is this device's
   std::mutex mutex_;
   std::map<Call, Config, Order> chosen_;
   std::set<Problem, StoreOrder> warned_;  // entries already reported illegal

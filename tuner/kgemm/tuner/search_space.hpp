@@ -104,14 +104,20 @@ Config split_for_device(Config start, const Problem& problem, int processors) {
   return best;
 }
 
-// The config a store offers a search of `problem`: the problem's own entry or, where the store
-// lacks it (or it cannot run here), what dispatch would run (the dispatch model's best legal
-// config, splits of K included). None when nothing stored or proposed can run the problem here.
+// The config a store offers a search of `problem` on the device `here`: the problem's own entry
+// or, where the store lacks it (or it cannot run here), what dispatch would run (the dispatch
+// model's best legal config, splits of K included, ranked with here's facts: the store may be
+// another device's). None when nothing stored or proposed can run the problem here.
 template <class ExecSpace>
-std::optional<Config> store_start(const ConfigStore& store, const Problem& problem) {
-  for (const RatePrediction& candidate : rank_stored_configs(store, problem))
+std::optional<Config> store_start(const ConfigStore& store, const Problem& problem, const DeviceInfo& here) {
+  for (const RatePrediction& candidate : rank_stored_configs(store, problem, here))
     if (why_illegal<ExecSpace>(problem, candidate.config).empty()) return candidate.config;
   return std::nullopt;
+}
+// The same from the store's own device's facts (a store of this device).
+template <class ExecSpace>
+std::optional<Config> store_start(const ConfigStore& store, const Problem& problem) {
+  return store_start<ExecSpace>(store, problem, store.header.device);
 }
 
 // Where a search starts: the space's seeds (the default first), each fitted to small products

@@ -20,8 +20,8 @@ struct MergeOutcome {
 // Every input is loaded strictly first (ConfigStore::load: an entry that is malformed or bad
 // refuses the merge, as a dropped entry would be lost tuning), and all must be of one device
 // (same_device; the output too). Then, under the output's lock (ConfigStore::update), each
-// input's entries are added in the order given; for a problem already held, the entry with
-// more GFLOP/s wins (the one held on a tie). The output's header names the Kokkos and kgemm
+// input's entries are added in the order given; for a problem already held, the entry of the
+// newer kernel generation wins, else the one with more GFLOP/s (the one held on a tie). The output's header names the Kokkos and kgemm
 // versions of the stores where they all agree, the merging program's otherwise. Throws
 // StoreError naming the file and what is wrong, std::invalid_argument without inputs; the
 // output is untouched unless all succeeds. The output's lock is waited for as update() waits,
