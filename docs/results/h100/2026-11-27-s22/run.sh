@@ -2,7 +2,9 @@
 # s22 call 1: the warp-specialized fp16 kernel (_ws). The CUDA tests with the team scratch lift
 # on and off; fixed _ws configs on the 19 batch-128 ResNet-50 layers a _ws config can take (conv1's
 # K = 147 rows are not 16-byte runs) beside the committed store; fp16 autotune from the committed
-# store (budget $2, default 30); kgemm-run with it; cuBLAS on the same inputs.
+# store (budget $1, default 30); kgemm-run with it; cuBLAS on the same inputs. PROBES=0 leaves out
+# the probes and the study, NCU=1 adds ncu of one _ws launch and the study's, KGEMM_STORE names
+# the store to start from (default the H100's).
 set -u
 budget=${1:-30}
 D=$PWD/.device/h100; R=$OUT/r; mkdir -p "$R"
@@ -38,6 +40,7 @@ shapes=$(python3 -c 'import csv, sys
 print(",".join("%sx%sx%s" % (r["m"], r["n"], r["k"]) for r in csv.DictReader(open(sys.argv[1])) if int(r["k"]) % 8 == 0))' "$R/shapes.csv")
 (cd "$R" && "$OLDPWD/benchmarks/cublas_peer/build.sh" /tmp/cublas_peer) > /dev/null 2>&1 &
 build=$!
+if [ "${PROBES:-1}" = 1 ]; then
 step "fp16 probes (19 layers)"
 KGEMM_CONFIG_FILE=$STORE $X/kgemm-run --space cuda --shape "$shapes" --dtype fp16 --format csv > "$R/probe-committed.csv" 2> "$R/probe-committed.err"
 echo "committed store: $(geomean "$R/probe-committed.csv")"
@@ -53,8 +56,9 @@ if [ -x .device/study/warp_specialized_wgmma ]; then  # s18's study in the same 
   timeout 120 .device/study/warp_specialized_wgmma > "$R/study.txt" 2>&1; echo "study rc=$?"
   grep "A in shared" "$R/study.txt" | grep -v "kb 32"
 fi
+fi
 wait $build
-python3 - "$R" > "$R/probes.txt" <<'PY'
+[ "${PROBES:-1}" = 1 ] && python3 - "$R" > "$R/probes.txt" <<'PY'
 import csv, glob, os, sys
 os.chdir(sys.argv[1])
 files = {'committed': 'probe-committed.csv'}
