@@ -3,6 +3,7 @@
 // sm_90a build must show every instruction (and builds for other targets must show no wgmma).
 #include <cstdint>
 
+#include "kgemm/spaces/mbarrier.hpp"
 #include "kgemm/spaces/mma_sync.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
@@ -103,3 +104,21 @@ template __global__ void wgmma_blocks<128, Operands::BMnMajor>(float*);
 template __global__ void wgmma_blocks<64, Operands::ARegisters>(float*);
 template __global__ void wgmma_blocks<128, Operands::ARegisters>(float*);
 template __global__ void wgmma_blocks<128, Operands::Tf32ARegisters>(float*);
+
+// The shared-memory barriers the warp-specialized kernel hands slab buffers over with: one
+// thread initialises, a warp's copies arrive as they land, the warp waits for the phase.
+__global__ void mbarrier_blocks(const float* in, float* out) {
+#if defined(KGEMM_WGMMA)
+  __shared__ __align__(16) float slab[32 * 4];
+  __shared__ std::uint64_t full, empty;
+  if (threadIdx.x == 0) kgemm::mbarrier::init(&full, 32), kgemm::mbarrier::init(&empty, 32);
+  __syncthreads();
+  const unsigned to = kgemm::detail::shared_address(slab + 4 * threadIdx.x);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(in + 4 * threadIdx.x));
+  kgemm::mbarrier::arrive_when_copies_land(&full);
+  kgemm::mbarrier::wait(&full, 0);
+  kgemm::mbarrier::arrive(&empty);
+  kgemm::mbarrier::wait(&empty, 0);
+  out[threadIdx.x] = slab[(4 * threadIdx.x + 4) % (32 * 4)];
+#endif
+}
