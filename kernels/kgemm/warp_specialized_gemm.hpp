@@ -33,9 +33,9 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
   using Tile = typename Cores::template GroupTile<WN>;
   using Pipeline = SlabPipeline<ExecSpace, half, half, true, SlabBuffers, StagedWarpgroupSlabs>;
   using typename Pipeline::Member;
-  // Teams of one tile and the producer run two to a multiprocessor (128 registers a thread, as
-  // s18's study ran 64 x 128 blocks); larger ones one (64 x 128 tiles: up to 168 registers at 384
-  // threads; 64 x 64 ones: teams up to 640).
+  // Teams of one tile and the producer run two to a multiprocessor (128 registers a thread: a
+  // 64 x 128 block's slab waits are then covered by the other team's); larger ones one (64 x 128
+  // tiles: up to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
   using LaunchPolicy = BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? 256 : WN == 128 ? 384 : 640, TeamsPerSM>;
   static constexpr int kGroup = wgmma::kWarpgroupThreads;
   static constexpr int KB = Tile::staged_k;
@@ -70,7 +70,7 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
 #if defined(KGEMM_WGMMA)
   // Slab t of the team's range goes to buffer t % SlabBuffers. Each thread's copies of a slab
   // arrive on the buffer's `full` barrier as they land (no wait here): the producer goes on to
-  // the next buffer as soon as a consumer gives it back, SlabBuffers - 1 slabs ahead.
+  // the next buffer as soon as the consumers give it back.
   KOKKOS_INLINE_FUNCTION void produce(int rank, char* scratch, std::uint64_t* full, std::uint64_t* empty,
                                       const BlockOrigin& at, int first, int count) const {
     using Traits = typename Pipeline::Traits;
