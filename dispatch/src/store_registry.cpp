@@ -62,8 +62,9 @@ std::vector<std::string> store_search_path() {
   return dirs;
 }
 
-std::string find_store_file(const DeviceInfo& device) {
-  if (const char* file = std::getenv("KGEMM_CONFIG_FILE"); file && *file) return file;
+namespace {
+// The first <dir>/<device_slug>.yaml over store_search_path(); empty when there is none.
+std::string own_store_file(const DeviceInfo& device) {
   const std::string name = device_slug(device) + ".yaml";
   for (const std::string& dir : store_search_path()) {
     const std::filesystem::path candidate = std::filesystem::path(dir) / name;
@@ -71,6 +72,12 @@ std::string find_store_file(const DeviceInfo& device) {
     if (std::filesystem::is_regular_file(candidate, error)) return candidate.string();
   }
   return "";
+}
+}  // namespace
+
+std::string find_store_file(const DeviceInfo& device) {
+  if (const char* file = std::getenv("KGEMM_CONFIG_FILE"); file && *file) return file;
+  return own_store_file(device);
 }
 
 std::string writable_store_file(const DeviceInfo& device) {
@@ -174,11 +181,9 @@ ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::strin
     warnings.push_back("KGEMM_CONFIG_FILE " + std::string(file) + " holds configs of the " + tuned.space +
                        " space, not " + device.space + ": looking for " + device.space + "'s store in the search path");
   }
-  const std::string own_name = device_slug(device) + ".yaml";
-  for (const std::string& dir : store_search_path()) {
-    const std::string path = (std::filesystem::path(dir) / own_name).string();
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) continue;
+  // The device's own file, shadowing any later one of its name; when it is not its store, the
+  // search below goes on.
+  if (const std::string path = own_store_file(device); !path.empty()) {
     Loaded own = load_leniently(path);
     if (!own.store)
       warnings.push_back("ignoring tuned configs: " + own.error);
@@ -187,7 +192,6 @@ ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::strin
                          to_string(own.store->header.device) + ", this is " + to_string(device));
     else
       return served(StoreMatch::Exact, path, std::move(own), device);
-    break;  // the device's own file, shadowing any later one, is not its store
   }
   std::optional<std::pair<std::string, Loaded>> nearest;
   for (const std::string& path : stores_in_search_path()) {
