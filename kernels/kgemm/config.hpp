@@ -2,7 +2,8 @@
 // The tunable parameters of the GEMM kernels, printable as one canonical string
 // ("mb64_nb64_kb32_tm4_tn4_team16", "..._team128_ks4" for split K, "..._bb8" for products per
 // team, "..._st3" for three slab buffers, "..._tc" for tensor cores, "..._wg" for Hopper's
-// warpgroup MMA, "..._ws" for its warp-specialized kernel) that parses back: log lines, YAML and benchmark labels use it.
+// warpgroup MMA, "..._ws" for its warp-specialized kernel) that parses back: log lines, YAML and
+// benchmark labels use it.
 #include <string>
 
 namespace kgemm {
@@ -51,7 +52,8 @@ struct Config {
   // for the whole K loop; more stages partial sums in scratch between slabs).
   int micro_tiles() const { return (mb / tm) * (nb / tn); }
   int threads_per_tile() const { return wg ? 128 : tc ? 32 : 1; }
-  int producer_threads() const { return ws ? 128 : 0; }  // a team's threads that only stage slabs
+  // A team's threads that only stage slabs: the warp-specialized kernel's producer warpgroup.
+  int producer_threads() const { return ws ? threads_per_tile() : 0; }
   // A product's team when every thread owns one tile, the producer's beside them.
   int team_of_tiles() const { return micro_tiles() * threads_per_tile() + producer_threads(); }
   int threads_per_product() const { return team / bb; }
@@ -77,6 +79,9 @@ constexpr SlabSplit split_slabs(const Config& config, int k) {
 }
 
 std::string to_string(const Config& config);
+
+// The suffix naming a config's kernel family: "_ws", "_wg", "_tc", or "" (SIMT lanes).
+const char* family_suffix(const Config& config);
 
 // "ROWSxCOLS", as the messages about tiles, blocks and operands name extents.
 std::string dims(int rows, int cols);

@@ -121,7 +121,7 @@ std::string why_not_warpgroup_tile_of(const Config& c) {
 template <class ExecSpace, class Scalar>
 std::string why_no_tensor_cores(const Config& c, Accum accum) {
   using Cores = TensorCores<ExecSpace>;
-  const char* suffix = c.ws ? "_ws" : c.wg ? "_wg" : "_tc";
+  const char* suffix = family_suffix(c);
   if (!Cores::available)
     return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop " + suffix);
   if (accum != Accum::F32)
@@ -278,7 +278,7 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
                   "row-major with 16-byte aligned rows (K and N multiples of 8), and nb / 8 a power of two of at most 16; "
                   "use _wg or _tc for this call");
             };
-            if (c.team <= 2 * wgmma::kWarpgroupThreads) return launch_teams(std::integral_constant<int, 2>{});
+            if (c.team <= kWarpSpecializedPairedTeam) return launch_teams(std::integral_constant<int, 2>{});
             return launch_teams(std::integral_constant<int, 1>{});
           }
           launch_where_it_applies(

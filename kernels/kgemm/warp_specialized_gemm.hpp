@@ -27,6 +27,9 @@
 
 namespace kgemm {
 
+// Teams of at most this many threads (one tile and the producer) launch two to a multiprocessor.
+constexpr int kWarpSpecializedPairedTeam = 2 * wgmma::kWarpgroupThreads;
+
 template <class ExecSpace, int WN, int SlabBuffers, int TeamsPerSM>
 struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, StagedWarpgroupSlabs> {
   using Cores = TensorCores<ExecSpace>;
@@ -36,7 +39,8 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
   // Teams of one tile and the producer run two to a multiprocessor (128 registers a thread: a
   // 64 x 128 block's slab waits are then covered by the other team's); larger ones one (64 x 128
   // tiles: up to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
-  using LaunchPolicy = BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? 256 : WN == 128 ? 384 : 640, TeamsPerSM>;
+  using LaunchPolicy =
+      BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 128 ? 384 : 640, TeamsPerSM>;
   static constexpr int kGroup = wgmma::kWarpgroupThreads;
   static constexpr int KB = Tile::staged_k;
   // Two barriers per buffer, after the buffers: `full` (the producer's 128 arrivals: the slab

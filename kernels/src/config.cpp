@@ -101,13 +101,12 @@ std::string to_string(const Config& config) {
       out += '_';
       append(field);
     }
-  if (config.ws)
-    out += kWarpSpecialized;
-  else if (config.wg)
-    out += kWarpgroups;
-  else if (config.tc)
-    out += kTensorCores;
+  out += family_suffix(config);
   return out;
+}
+
+const char* family_suffix(const Config& config) {
+  return config.ws ? kWarpSpecialized : config.wg ? kWarpgroups : config.tc ? kTensorCores : "";
 }
 
 std::string why_malformed(const Config& c) {
@@ -159,8 +158,7 @@ Config parse_config(const std::string& text) {
   config.ws = ends_with(kWarpSpecialized);
   config.wg = config.ws || ends_with(kWarpgroups);
   config.tc = config.wg || ends_with(kTensorCores);
-  const std::size_t suffix =
-      config.tc ? std::string(config.ws ? kWarpSpecialized : config.wg ? kWarpgroups : kTensorCores).size() : 0;
+  const std::size_t suffix = std::string(family_suffix(config)).size();
   std::istringstream in(text.substr(0, text.size() - suffix));
   std::string token;
   for (const Field& field : kFields) {

@@ -382,7 +382,7 @@ struct TensorCores<Kokkos::Cuda> {
   using GroupTile = WarpgroupTile<WN>;
   template <int Steps>
   using Tf32x3GroupTile = Tf32x3WarpgroupTile<Steps>;  // fp32 slabs: a warpgroup's 128 x 64 tile
-  static constexpr int warpgroup = 128;
+  static constexpr int warpgroup = wgmma::kWarpgroupThreads;
   // Whether the device runs the fp16 fragments (ldmatrix, mma.sync m16n8: Turing and newer), and
   // the TF32 ones (Ampere and newer).
   static bool on_device() { return capability() >= kMinCapability; }
