@@ -1,6 +1,6 @@
 #pragma once
 // kgemm's public API. The one place where the rooms meet: a call becomes a Problem, the
-// dispatcher (tuner/) picks its Config unless the caller passes one, and the kernel runs.
+// dispatcher (dispatch/) picks its Config unless the caller passes one, and the kernel runs.
 //
 //   kgemm::gemm(A, B, C);                                   // C = A * B
 //   kgemm::gemm(space, Op::N, Op::T, alpha, A, B, beta, C); // C = alpha A B^T + beta C
@@ -40,6 +40,15 @@ GemmArgs<typename CV::value_type> gemm_args(Op op_a, Op op_b, float alpha, const
   return args;
 }
 
+// C = alpha * A * B + beta * C on operands given as pointers and strides (op() already applied):
+// what bindings for other languages call, with memory ExecSpace can reach. `batched`: a
+// batched_gemm call, whose problem is tuned apart from a single product's.
+template <class ExecSpace, class Scalar>
+void run_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, bool batched, const Options& options = {}) {
+  const Config config = options.config ? *options.config : select_config<ExecSpace>(args, batched, options.accum);
+  launch_gemm(space, args, config, options.accum);
+}
+
 namespace detail {
 template <class ExecSpace, class AV, class BV, class CV>
 void run(const ExecSpace& space, Op op_a, Op op_b, float alpha, const AV& A,
@@ -48,9 +57,7 @@ void run(const ExecSpace& space, Op op_a, Op op_b, float alpha, const AV& A,
                     Kokkos::SpaceAccessibility<ExecSpace, typename AV::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename BV::memory_space>::accessible,
                 "kgemm: the views' memory must be accessible from the execution space");
-  const auto args = gemm_args(op_a, op_b, alpha, A, B, beta, C);
-  const Config config = options.config ? *options.config : select_config<ExecSpace>(args, CV::rank == 3, options.accum);
-  launch_gemm(space, args, config, options.accum);
+  run_gemm(space, gemm_args(op_a, op_b, alpha, A, B, beta, C), CV::rank == 3, options);
 }
 }  // namespace detail
 

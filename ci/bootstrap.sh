@@ -2,7 +2,8 @@
 # Installs everything kgemm needs on a fresh Debian 12 machine, idempotently:
 #   1. Debian packages (compilers, yaml-cpp, Google Benchmark/Test, OpenBLAS, matplotlib);
 #   2. Kokkos + Kokkos Kernels, unless you already have one (Kokkos_ROOT set): the 3.4.01
-#      releases carried by Debian's `trilinos` 13.2 source package, built into .cache/.
+#      releases carried by Debian's `trilinos` 13.2 source package, built into .cache/ as
+#      position-independent code, which the Python module (a shared object) links.
 # Usage: ci/bootstrap.sh [--cuda] [--cuda12] [--fuzz]
 #   --cuda    also Debian's CUDA 11.8 toolkit + g++-11, and a Kokkos 3.4.01 built for CUDA
 #             (Ampere, sm_80): enough to compile and link kgemm's CUDA space.
@@ -127,7 +128,9 @@ fetch_trilinos_sources() {
 build_kokkos() {
   local name=$1 cxx=$2; shift 2
   local prefix=$cache/$name
-  if [ -f "$prefix/.complete" ]; then say "reusing $prefix"; return 0; fi
+  # The stamp records the options the tree was built with; a tree built with others is rebuilt.
+  local stamp="$cxx $*"
+  if [ "$(cat "$prefix/.complete" 2>/dev/null)" = "$stamp" ]; then say "reusing $prefix"; return 0; fi
   fetch_trilinos_sources
   step="configure/build/install Kokkos $kokkos_version ($name)"
   say "$step"
@@ -135,16 +138,16 @@ build_kokkos() {
   local log=$cache/logs/$name.log
   logged "$log" cmake -S "$src_dir/kokkos" -B "$cache/build/$name/kokkos" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_STANDARD=17 -DCMAKE_INSTALL_PREFIX="$prefix" \
-      -DKokkos_ENABLE_SERIAL=ON "$@"
+      -DKokkos_ENABLE_SERIAL=ON -DCMAKE_POSITION_INDEPENDENT_CODE=ON "$@"
   logged "$log" cmake --build "$cache/build/$name/kokkos" -j "$jobs" --target install
   step="configure/install Kokkos Kernels $kokkos_version ($name)"
   say "$step"
   logged "$log" cmake -S "$src_dir/kokkos-kernels" -B "$cache/build/$name/kokkos-kernels" \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_INSTALL_PREFIX="$prefix" \
-      -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF \
+      -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF \
       -DKokkosKernels_NO_DEFAULT_CUDA_TPLS=ON -DKokkosKernels_ENABLE_TPL_BLAS=OFF
   logged "$log" cmake --build "$cache/build/$name/kokkos-kernels" -j "$jobs" --target install
-  touch "$prefix/.complete"
+  echo "$stamp" > "$prefix/.complete"
   rm -rf "$cache/build/$name"
   say "installed $prefix"
 }
@@ -168,10 +171,7 @@ if [ $want_cuda -eq 1 ]; then
   done
   export CXXFLAGS="-I$shadow${CXXFLAGS:+ $CXXFLAGS}"
   fetch_trilinos_sources
-  # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU (a tree
-  # built before without it is rebuilt).
-  cuda_prefix=$cache/kokkos-$kokkos_version-cuda
-  grep -qs "define KOKKOS_ENABLE_OPENMP" "$cuda_prefix/include/KokkosCore_config.h" || rm -f "$cuda_prefix/.complete"
+  # OpenMP for the host space: a CUDA build's CPU column is then a real multi-core CPU.
   build_kokkos kokkos-$kokkos_version-cuda "$src_dir/kokkos/bin/nvcc_wrapper" \
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
       -DKokkos_ENABLE_OPENMP=ON -DCUDAToolkit_ROOT=/usr

@@ -434,18 +434,18 @@ KGEMM_CASE_TEST(GemmTest, TransposesLayoutsAlphaBeta) {
     }
 }
 
-// Every kernel family in every operand order with alpha and beta: each compiled micro-tile
-// (one per team, several per thread), a multi-thread team, split K, batched products (own B and
-// a shared one) and several products per team where the space's teams have the threads, tensor
-// cores where the case has them; K over several slabs with a remainder, odd extents.
-KGEMM_CASE_TEST(GemmTest, EveryOrderAlphaBetaEveryKernelFamily) {
-  using Space = typename TypeParam::ExecSpace;
+// A config of every kernel family: each compiled micro-tile (one per team, several per thread),
+// a multi-thread team, split K, batched products (own B and a shared one) and several products
+// per team where the space's teams have the threads, tensor cores where the case has them.
+struct KernelFamily {
+  Config config;
+  bool batched, shared_b;
+};
+template <class Case>
+std::vector<KernelFamily> every_kernel_family() {
+  using Space = typename Case::ExecSpace;
   const int team = small_team<Space>(), odd_kb = kTiledReadsKRuns<Space> ? 12 : 5;
-  struct Family {
-    Config config;
-    bool batched, shared_b;
-  };
-  std::vector<Family> families;
+  std::vector<KernelFamily> families;
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu)) {
     families.push_back({{tm, tn, 8, tm, tn, 1}, false, false});
     families.push_back({{2 * tm, 3 * tn, odd_kb, tm, tn, 1}, false, false});
@@ -460,13 +460,19 @@ KGEMM_CASE_TEST(GemmTest, EveryOrderAlphaBetaEveryKernelFamily) {
     families.push_back({{4, 4, 8, 4, 4, 2, false, 1, 2}, true, false});
     families.push_back({{4, 4, 8, 4, 4, 2, false, 1, 2}, true, true});
   }
-  if (has_tensor_cores<TypeParam>()) {
+  if (has_tensor_cores<Case>()) {
     const auto [wm, wn] = warp_tiles().front();
     families.push_back({{2 * wm, wn, 16, wm, wn, 64, true}, false, false});
     families.push_back({{2 * wm, wn, 16, wm, wn, 64, true, 3}, false, false});
     families.push_back({{wm, wn, 16, wm, wn, 64, true, 1, 2}, true, true});
   }
-  for (const Family& family : families)
+  return families;
+}
+
+// Every kernel family in every operand order with alpha and beta; K over several slabs with a
+// remainder, odd extents.
+KGEMM_CASE_TEST(GemmTest, EveryOrderAlphaBetaEveryKernelFamily) {
+  for (const KernelFamily& family : every_kernel_family<TypeParam>())
     for (Op op_a : {Op::N, Op::T})
       for (Op op_b : {Op::N, Op::T}) {
         GemmCheck g;
@@ -477,6 +483,20 @@ KGEMM_CASE_TEST(GemmTest, EveryOrderAlphaBetaEveryKernelFamily) {
         g.alpha = -0.75f, g.beta = 0.0f;
         run_check<TypeParam, Kokkos::LayoutLeft>(g);
       }
+}
+
+// K = 0: no slab to multiply, and C = beta C (zero where beta is 0) in every kernel family,
+// whatever a team's scratch held from the product before (one runs first to leave sums there).
+KGEMM_CASE_TEST(GemmTest, NoDepthScalesCEveryKernelFamily) {
+  for (const KernelFamily& family : every_kernel_family<TypeParam>())
+    for (float beta : {-0.5f, 0.0f}) {
+      GemmCheck g;
+      g.batched = family.batched, g.shared_b = family.shared_b, g.batch = family.batched ? 3 : 1;
+      g.m = 13, g.n = 11, g.k = 45, g.config = family.config;
+      run_check<TypeParam>(g);
+      g.k = 0, g.alpha = 1.5f, g.beta = beta;
+      run_check<TypeParam>(g);
+    }
 }
 
 // C a window of a wider matrix, its first column 1, 2 or 4 elements in and rows padded to 8:

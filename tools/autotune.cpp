@@ -30,6 +30,7 @@
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/store_merge.hpp"
 #include "kgemm/tuner/store_recheck.hpp"
+#include "kgemm/tuner/tune_problem.hpp"
 #include "kgemm/tuner/tool_output.hpp"
 #include "kgemm/text_number.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
@@ -166,22 +167,6 @@ double parse_lock_timeout(const std::string& text) {
   return *seconds;
 }
 
-// The store autotune extends unless --out names one. When the store in use is read-only (an
-// installed prefix), a new one in the user's data directory starts as a copy of it: that
-// directory comes first in the search path, and dispatch must not lose the installed entries.
-std::string default_store_path(const kgemm::DeviceInfo& device, std::optional<double> lock_timeout) {
-  const std::string found = kgemm::find_store_file(device), path = kgemm::writable_store_file(device);
-  if (!found.empty() && path != found && access(path.c_str(), F_OK) != 0) {
-    const kgemm::ConfigStore installed = kgemm::ConfigStore::open(found, device);
-    kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& copy) {
-      for (const kgemm::TunedEntry& entry : installed.entries()) copy.put(entry);
-    }, lock_timeout);
-    std::fprintf(stderr, "autotune: %s is read-only; starting %s from its %zu entries\n", found.c_str(), path.c_str(),
-                 installed.entries().size());
-  }
-  return path;
-}
-
 // "90s", "45m", "2h": a positive duration in seconds, up to a year (a job's --time).
 double parse_time_limit(const std::string& text) {
   const std::map<char, double> units{{'s', 1}, {'m', 60}, {'h', 3600}};
@@ -274,22 +259,12 @@ void print_table(const std::vector<Row>& rows) {
                 kgemm::kMaxSplitTf32ErrorRatio);
 }
 
-template <class Scalar, class ExecSpace>
-kgemm::Evaluate evaluator(const ExecSpace& space, const kgemm::Problem& problem, const kgemm::CommandLine& cli,
-                          std::unique_ptr<kgemm::ProblemBench<ExecSpace, Scalar>>& bench) {
-  kgemm::TimingPolicy timing;
-  timing.reps = cli.get_count("reps", 7);
-  bench = std::make_unique<kgemm::ProblemBench<ExecSpace, Scalar>>(space, problem, cli.get_int("seed", 1), timing);
-  auto* b = bench.get();
-  return [b](const kgemm::Config& c) { return b->measure(c); };
-}
-
 template <class ExecSpace>
 void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
   const std::optional<double> lock_timeout =
       cli.has("lock-timeout") ? std::optional<double>(parse_lock_timeout(cli.get("lock-timeout", ""))) : std::nullopt;
-  const std::string path = cli.has("out") ? cli.get("out", "") : default_store_path(device, lock_timeout);
+  const std::string path = cli.has("out") ? cli.get("out", "") : kgemm::tuning_store_path(device, lock_timeout);
   // Read before anything is tuned: a foreign or bad store stops the run before time is spent.
   kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
   const kgemm::Strategy strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
@@ -314,23 +289,10 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   // A merge job lists every shard's store: an empty shard still leaves one.
   if ((cli.has("shard") || claims) && access(path.c_str(), F_OK) != 0)
     store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {}, lock_timeout);
-  // The store as this run found it, read by the device's own facts (its bandwidth prices split
-  // K): each search also starts from its config for the problem (store_start). What this run adds
-  // is left out, so a run split among processes or shards tunes each problem as one run would.
-  kgemm::ConfigStore found = store;
-  found.header.device = device;
-  // A device without a store of its own: a problem the store lacks also starts from what dispatch
-  // runs on it today, the config of the store that serves this device instead (the nearest of its
-  // architecture, or a named one), ranked with this device's facts: a new device's tuning begins
-  // where its neighbour's ended. The lookup's warnings are dispatch's to give.
-  std::vector<std::string> lookup_warnings;
-  kgemm::ServingStore serving = kgemm::find_serving_store(device, lookup_warnings);
-  std::optional<kgemm::ConfigStore> nearest;
-  if (serving.store && !serving.own) {
+  const kgemm::KnownConfigs known_configs(store, device);
+  if (!known_configs.nearest_description().empty())
     std::printf("autotune: no store of this device to start from; searches also start from %s\n",
-                kgemm::describe(serving, device).c_str());
-    nearest = std::move(serving.store);
-  }
+                known_configs.nearest_description().c_str());
   std::vector<Row> rows;
   int index = 0, claimed_elsewhere = 0;
   for (const Request& request : todo) {
@@ -368,63 +330,39 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       ++claimed_elsewhere;
       continue;
     }
-    std::unique_ptr<kgemm::ProblemBench<ExecSpace, float>> bench32;
-    std::unique_ptr<kgemm::ProblemBench<ExecSpace, kgemm::half>> bench16;
-    kgemm::Evaluate measure;
+    kgemm::TuneSettings settings;
+    settings.strategy = strategy;
+    settings.budget = shape_budget;
+    settings.seed = cli.get_int("seed", 1);
+    settings.reps = cli.get_count("reps", 7);
+    kgemm::TuneHooks hooks;
     if (cli.has("replay")) {
-      const auto& recorded = replay[key];
-      measure = [&recorded](const kgemm::Config& c) {
+      hooks.replay = [&recorded = replay[key]](const kgemm::Config& c) {
         for (const auto& e : recorded)
           if (e.config == c) return e.measurement;
         return kgemm::Measurement{false, 0, "not in the replay cache"};
       };
-    } else if (problem.dtype == kgemm::DType::F32) {
-      measure = evaluator<float>(space, problem, cli, bench32);
-    } else {
-      measure = evaluator<kgemm::half>(space, problem, cli, bench16);
     }
-    kgemm::Evaluate recorded_measure = measure;
     if (!cache.empty())
-      recorded_measure = [&](const kgemm::Config& c) {
-        const kgemm::Measurement m = measure(c);
+      hooks.record = [&](const kgemm::Config& c, const kgemm::Measurement& m) {
         kgemm::append_measurement(cache, problem, {c, m});
-        return m;
       };
-
-    const kgemm::Config fallback = kgemm::TuningPolicy<ExecSpace>::default_config(problem.dtype);
-    const kgemm::Measurement baseline = recorded_measure(fallback);
-    // The default is usually a candidate too (climb may start there): reuse its measurement.
-    const kgemm::Evaluate measure_once = [&](const kgemm::Config& c) {
-      return c == fallback ? baseline : recorded_measure(c);
+    std::optional<ProgressLine> progress;
+    hooks.measured_default = [&](const kgemm::Measurement& baseline) {
+      progress.emplace(index, int(todo.size()), key, baseline.gflops, shape_budget);
     };
-    std::vector<kgemm::Config> candidates = kgemm::candidate_configs<ExecSpace>(problem);
-    const std::optional<kgemm::PrecisionGate> gate =
-        bench32 ? kgemm::gate_split_tf32(*bench32, fallback, kgemm::TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates)
-                : std::nullopt;
-    ProgressLine progress(index, int(todo.size()), key, baseline.gflops, shape_budget);
-    std::optional<kgemm::Config> known = kgemm::store_start<ExecSpace>(found, problem);
-    if (!known && nearest) known = kgemm::store_start<ExecSpace>(*nearest, problem, device);
-    const std::vector<kgemm::Config> starts = kgemm::search_starts<ExecSpace>(problem, device.threads, known ? &*known : nullptr);
-    const kgemm::SearchOutcome outcome =
-        kgemm::search(candidates, starts, strategy, shape_budget, cli.get_int("seed", 1), measure_once, std::ref(progress));
-    progress.finish();
-
-    kgemm::TunedEntry entry;
-    entry.problem = problem;
-    entry.candidates = int(outcome.log.size());
-    // Four significant digits: short, diff-friendly lines, and a tiny problem's speed stays non-zero.
-    auto rounded = [](double gflops) { return std::stod(format_significant(gflops)); };
-    entry.default_gflops = baseline.correct ? rounded(baseline.gflops) : 0;
-    const bool default_wins = baseline.correct && baseline.gflops >= outcome.best_gflops;
-    entry.config = default_wins ? fallback : outcome.best;
-    entry.gflops = rounded(default_wins ? baseline.gflops : outcome.best_gflops);
-    if (!baseline.correct && outcome.best_gflops <= 0) {
+    hooks.progress = [&](const kgemm::SearchOutcome& so_far, std::size_t candidates) { (*progress)(so_far, candidates); };
+    const kgemm::TuneOutcome outcome = kgemm::tune_problem(
+        space, problem, settings, known_configs.for_problem<ExecSpace>(problem), device.threads, hooks);
+    progress->finish();
+    if (!outcome.entry) {
       std::fprintf(stderr, "[%d/%d] %s: no correct config found; nothing stored\n", index, int(todo.size()), key.c_str());
       continue;
     }
+    const kgemm::TunedEntry& entry = *outcome.entry;
     // Merged into the file as it is now: other autotune runs on the same store keep their entries.
     store = kgemm::ConfigStore::update(path, device, [&](kgemm::ConfigStore& latest) { latest.put(entry); }, lock_timeout);
-    rows.push_back({request, entry, false, gate});
+    rows.push_back({request, entry, false, outcome.gate});
   }
   print_table(rows);
   if (claims)

@@ -50,6 +50,22 @@ std::vector<std::string> installed_store_directories() {
   return dirs;
 }
 
+namespace {
+std::mutex& added_directories_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<std::string>& added_directories() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+}  // namespace
+
+void add_store_directory(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(added_directories_mutex());
+  added_directories().push_back(dir);
+}
+
 std::vector<std::string> store_search_path() {
   std::vector<std::string> dirs;
   if (const char* path = std::getenv("KGEMM_CONFIG_PATH")) {
@@ -58,6 +74,10 @@ std::vector<std::string> store_search_path() {
       if (!dir.empty()) dirs.push_back(dir);
   }
   if (const std::string user = user_store_directory(); !user.empty()) dirs.push_back(user);
+  {
+    std::lock_guard<std::mutex> lock(added_directories_mutex());
+    dirs.insert(dirs.end(), added_directories().begin(), added_directories().end());
+  }
   for (const std::string& dir : installed_store_directories()) dirs.push_back(dir);
   return dirs;
 }

@@ -166,9 +166,12 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
         for (int ii = 0; ii < TM; ++ii)
           for (int jj = 0; jj < TN; ++jj) this->store(at, row_of(tile_m, ii), col_of(tile_n, jj), float(acc[ii][jj]));
       } else {  // host rows of TN adjacent results: vectorised stores where the row lies inside C
+        // Where no slab ran (K = 0) the partial sums in scratch were never written: the sums
+        // are acc's zeros.
+        const bool from_registers = in_registers || first;
         for (int ii = 0; ii < TM; ++ii) {
           const int row = row_of(tile_m, ii), col = col_of(tile_n, 0);
-          this->store_row(at, row, col, in_registers ? acc[ii] : partial + row * this->nb + col, TN);
+          this->store_row(at, row, col, from_registers ? acc[ii] : partial + row * this->nb + col, TN);
         }
       }
     }

@@ -72,6 +72,15 @@ Config select_config(const Problem& problem, Accum accum = Accum::F32) {
   });
 }
 
+// select_config's choice for a call on `operands` with its reasons, worked out afresh.
+template <class ExecSpace, class Scalar>
+DispatchChoice explain_config(const GemmArgs<Scalar>& operands, bool batched, Accum accum = Accum::F32) {
+  return detail::with_tuned_configs<ExecSpace>(
+      operands, accum, [&](TunedConfigs& tuned, const auto& fallback, const auto& check, const auto& blame) {
+        return tuned.explain(problem_of(operands, batched), fallback, check, blame);
+      });
+}
+
 // select_config's choice for contiguous operands with its reasons: the source entry and the
 // model's factors (tools' --why).
 template <class ExecSpace>

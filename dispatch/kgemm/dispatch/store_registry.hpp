@@ -21,10 +21,14 @@ namespace kgemm {
 
 // Where stores are looked for, first to last: the directories of $KGEMM_CONFIG_PATH
 // (colon-separated), the user's data directory ($XDG_DATA_HOME/kgemm, else
-// ~/.local/share/kgemm), <program's prefix>/share/kgemm/configs (an installed program's prefix;
+// ~/.local/share/kgemm), the directories add_store_directory added, <program's prefix>/share/kgemm/configs (an installed program's prefix;
 // in a build tree, a link to the source tree's configs/), and the install prefix's
 // share/kgemm/configs.
 std::vector<std::string> store_search_path();
+// Adds `dir` to store_search_path(), after the user's data directory: where a program that embeds
+// kgemm ships stores of its own (the Python package's configs/). Takes effect for the spaces whose
+// store is not read yet: call it before the first product.
+void add_store_directory(const std::string& dir);
 // The user's data directory (empty when neither $XDG_DATA_HOME nor $HOME is set).
 std::string user_store_directory();
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""What a kgemm call costs from Python, next to the library a Python user would call instead, in
+one process: microseconds per call of kgemm.gemm(a, b, c) and torch.matmul(a, b, out=c) (CUDA
+tensors) or numpy.matmul(a, b, out=c) (CPU), c given, queued back to back and timed to the
+device's finish. On a 1x1x1 product the time is all overhead; the ResNet-50 batch-1 layers show
+it against real work.
+
+Usage: benchmarks/python_overhead.py [--device cpu|cuda] [--calls N] [--repeats R]
+Prints a Markdown table: per shape, the median over R rounds of N calls each.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import kgemm
+
+
+def per_call_us(run, sync, calls, repeats):
+    run()
+    sync()
+    rounds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            run()
+        sync()
+        rounds.append((time.perf_counter() - start) / calls * 1e6)
+    return statistics.median(rounds)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    shapes = [("1x1x1", 1, 1, 1)] + [(l["layer"], l["m"], l["n"], l["k"]) for l in kgemm.resnet_layers("resnet50", 224, 1)[:6]]
+    rng = np.random.default_rng(1)
+    if args.device == "cuda":
+        import torch
+        peer_name, sync = f"torch {torch.__version__}", torch.cuda.synchronize
+        def arrays(m, n, k):
+            return (torch.from_numpy(rng.standard_normal((m, k), dtype=np.float32)).cuda(),
+                    torch.from_numpy(rng.standard_normal((k, n), dtype=np.float32)).cuda(),
+                    torch.empty((m, n), device="cuda"))
+        peer = lambda a, b, c: torch.matmul(a, b, out=c)
+        print(f"device: {torch.cuda.get_device_name()}, kgemm: {kgemm.device('cuda')['device']}")
+    else:
+        peer_name, sync = f"numpy {np.__version__}", lambda: None
+        def arrays(m, n, k):
+            return (rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32),
+                    np.empty((m, n), np.float32))
+        peer = lambda a, b, c: np.matmul(a, b, out=c)
+        print(f"device: {kgemm.device('cpu')['device']} ({kgemm.device('cpu')['threads']} threads)")
+    print(f"\n| shape | M x N x K | kgemm us/call | {peer_name} us/call | kgemm - peer |")
+    print("|---|---|--:|--:|--:|")
+    for name, m, n, k in shapes:
+        a, b, c = arrays(m, n, k)
+        calls = args.calls if m * n * k < 1e6 else max(20, args.calls // 20)
+        ours = per_call_us(lambda: kgemm.gemm(a, b, c), sync, calls, args.repeats)
+        theirs = per_call_us(lambda: peer(a, b, c), sync, calls, args.repeats)
+        print(f"| {name} | {m}x{n}x{k} | {ours:.1f} | {theirs:.1f} | {ours - theirs:+.1f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One device call: kgemm's Python package on a GPU machine. The arrays library comes built here
+# (CUDA 12.4, Kokkos 4.6.01 for Hopper as position-independent code, -DKGEMM_BUILD_PYTHON=ON,
+# target kgemm_arrays) and packed with the C++ tests (pack.sh, KGEMM_PACK_SOLID=1) into
+# .device/h100; the module is compiled there over it with the machine's Python 3.12 and nanobind.
+# Then: the C++ suites on the GPU, the pytest suite (CPU and GPU tests), the per-call overhead
+# against torch.matmul, and the course notebook as a script (its GPU cells).
+# Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh
+set -uo pipefail
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+pack=$PWD/.device/h100
+"$pack/unpack.sh" > /dev/null
+export LD_LIBRARY_PATH=$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+python3 -c 'import sys, torch, nanobind; print(sys.version.split()[0], torch.__version__, nanobind.__version__)' | tee -a "$out/gpu.txt"
+
+echo "=== the module, compiled here over the carried arrays library"
+t0=$(date +%s)
+cmake -S python -B /tmp/kgemm-py -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$(command -v python3)" \
+      -DKGEMM_ARRAYS_LIBRARY="$pack/bin/libkgemm_arrays.so" > "$out/module-build.log" 2>&1 &&
+  cmake --build /tmp/kgemm-py >> "$out/module-build.log" 2>&1 || { tail -30 "$out/module-build.log"; exit 1; }
+pkg=/tmp/kgemm-pkg/kgemm
+mkdir -p "$pkg/configs"
+cp python/kgemm/__init__.py /tmp/kgemm-py/_kgemm*.so "$pack/bin/libkgemm_arrays.so" "$pkg/"
+cp configs/*.yaml "$pkg/configs/"
+export PYTHONPATH=/tmp/kgemm-pkg
+echo "module built in $(( $(date +%s) - t0 )) s"
+python3 -c 'import kgemm; print(kgemm.spaces()); print(kgemm.device("cuda"))' 2>&1 | tee "$out/device.txt"
+
+echo "=== C++ suites on the GPU"
+timeout 400 "$pack/bin/test_gemm" --gtest_filter='*Cuda*:TeamScratch*' --gtest_brief=1 > "$out/test_gemm.log" 2>&1
+echo "test_gemm rc=$? $(tail -1 "$out/test_gemm.log")"; grep -h 'FAILED  \]\|Failure' "$out/test_gemm.log" | head -20
+timeout 100 "$pack/bin/test_api" --gtest_brief=1 > "$out/test_api.log" 2>&1
+echo "test_api rc=$? $(tail -1 "$out/test_api.log")"
+
+echo "=== pytest"
+timeout 400 python3 -m pytest -q -p no:cacheprovider python/tests > "$out/pytest.txt" 2>&1; echo "pytest rc=$?"; tail -25 "$out/pytest.txt"
+
+echo "=== per-call overhead from Python"
+python3 benchmarks/python_overhead.py --device cuda 2>&1 | tee "$out/overhead-cuda.md"
+
+echo "=== the course notebook as a script"
+[ -f .device/kgemm_resnet18.py ] && (cd /tmp && timeout 300 python3 "$OLDPWD/.device/kgemm_resnet18.py" 2>&1 | tail -40) | tee "$out/notebook.txt"
+exit 0

@@ -1,0 +1,52 @@
+"""Kokkos' life in a Python process, and tuning from Python: each in a process of its own, since
+Kokkos starts once per process and dispatch reads a store once."""
+import os
+import subprocess
+import sys
+import textwrap
+
+
+def run(code, **env):
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env={**os.environ, **env},
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_initialize_chooses_threads_once_and_finalize_ends_kokkos():
+    run("""
+        import numpy as np, pytest, kgemm
+        kgemm.initialize(threads=1)
+        assert kgemm.device("cpu")["threads"] == 1
+        with pytest.raises(ValueError, match="already running"):
+            kgemm.initialize(threads=2)
+        c = kgemm.gemm(np.ones((3, 2), np.float32), np.ones((2, 4), np.float32))
+        assert (c == 2).all()
+        kgemm.finalize()
+        with pytest.raises(ValueError, match="finalized"):
+            kgemm.gemm(np.ones((3, 2), np.float32), np.ones((2, 4), np.float32))
+        """)
+
+
+def test_bad_thread_count_is_refused_by_name():
+    run("""
+        import pytest, kgemm
+        with pytest.raises(ValueError, match="--kokkos-num-threads"):
+            kgemm.initialize(threads=0)
+        """)
+
+
+def test_tune_writes_the_store_and_later_products_run_its_winner(tmp_path):
+    store = tmp_path / "store.yaml"
+    out = run("""
+        import numpy as np, kgemm
+        report = kgemm.tune([(96, 40, 72)], budget=3)
+        row, = report["rows"]
+        assert row["stored"] and row["gflops"] > 0 and row["problem"] == kgemm.problem_key(96, 40, 72), report
+        a, b = np.ones((96, 72), np.float32), np.ones((72, 40), np.float32)
+        info = kgemm.explain(a, b)
+        assert info["source"] == "exact entry" and info["config"] == row["config"], info
+        assert (kgemm.gemm(a, b) == 72).all()
+        print(report["store"])
+        """, KGEMM_CONFIG_FILE=str(store))
+    assert out.strip() == str(store) and "m: 96, n: 40, k: 72, batch: 1" in store.read_text()

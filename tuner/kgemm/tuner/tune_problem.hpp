@@ -1,0 +1,145 @@
+#pragma once
+// One problem tuned: the space default measured as the rate to beat, the candidates listed and
+// (fp32 on tensor cores) gated by their error, the search run from the default, the seeds and the
+// store's config, and the winner written up as a store entry. autotune and the Python package's
+// kgemm.tune both tune through it, so a problem is tuned the same way whoever asks.
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/dispatch/store_registry.hpp"
+#include "kgemm/tuner/precision_gate.hpp"
+#include "kgemm/tuner/problem_bench.hpp"
+#include "kgemm/tuner/search.hpp"
+#include "kgemm/tuner/search_space.hpp"
+#include "kgemm/tuning_policy.hpp"
+
+namespace kgemm {
+
+struct TuneSettings {
+  Strategy strategy = Strategy::Climb;
+  Budget budget{40, 0};
+  std::uint64_t seed = 1;  // the inputs' and the search's
+  int reps = 7;            // timed runs per candidate
+};
+
+// What the caller may plug in around the measurements.
+struct TuneHooks {
+  Evaluate replay;  // set: measurements come from it (an earlier run's cache), no kernel runs
+  std::function<void(const Config&, const Measurement&)> record;  // each measurement as it is made
+  std::function<void(const Measurement&)> measured_default;       // the space default's, before the search
+  OnProgress progress;                                            // after each evaluation
+};
+
+struct TuneOutcome {
+  Measurement baseline;  // the space default's
+  SearchOutcome search;
+  std::optional<PrecisionGate> gate;  // fp32 with tensor-core candidates: which families may run
+  std::optional<TunedEntry> entry;    // absent when no config computed the problem right
+};
+
+// The store a tuning run extends on `device` unless told another: writable_store_file's. When
+// the store in use is read-only (an installed prefix), the new one in the user's data directory
+// starts as a copy of it: that directory comes first in the search path, and dispatch must not
+// lose the installed entries.
+std::string tuning_store_path(const DeviceInfo& device, std::optional<double> lock_timeout = std::nullopt);
+
+// Where a device's searches start besides the defaults and seeds (search_starts): the store's own
+// config for the problem, else, on a device without a store of its own, the config of the store
+// that serves it instead (find_serving_store), ranked with this device's facts: a new device's
+// tuning begins where its neighbour's ended.
+class KnownConfigs {
+ public:
+  // `store`: the device's store as the run found it (what the run adds is left out, so a run split
+  // among processes or shards tunes each problem as one run would). The serving store's lookup
+  // warnings are dispatch's to give.
+  KnownConfigs(ConfigStore store, const DeviceInfo& device) : found_(std::move(store)), device_(device) {
+    found_.header.device = device;  // read by the device's own facts (its bandwidth prices split K)
+    std::vector<std::string> warnings;
+    ServingStore serving = find_serving_store(device, warnings);
+    if (serving.store && !serving.own) {
+      nearest_description_ = describe(serving, device);
+      nearest_ = std::move(serving.store);
+    }
+  }
+  template <class ExecSpace>
+  std::optional<Config> for_problem(const Problem& problem) const {
+    std::optional<Config> known = store_start<ExecSpace>(found_, problem);
+    if (!known && nearest_) known = store_start<ExecSpace>(*nearest_, problem, device_);
+    return known;
+  }
+  // The other device's store the searches also start from (describe's line); empty when none.
+  const std::string& nearest_description() const { return nearest_description_; }
+
+ private:
+  ConfigStore found_;
+  DeviceInfo device_;
+  std::optional<ConfigStore> nearest_;
+  std::string nearest_description_;
+};
+
+// Rates as stores keep them: four significant digits, short diff-friendly lines, and a tiny
+// problem's rate stays non-zero.
+inline double stored_rate(double gflops) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", gflops);
+  return std::stod(text);
+}
+
+// Tunes `problem` on `space`: `known` is the store's config for it (store_start), a start of the
+// search; `processors` the device's threads or SMs (search_starts).
+template <class ExecSpace>
+TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const TuneSettings& settings,
+                         const std::optional<Config>& known, int processors, const TuneHooks& hooks = {}) {
+  std::unique_ptr<ProblemBench<ExecSpace, float>> bench32;
+  std::unique_ptr<ProblemBench<ExecSpace, half>> bench16;
+  Evaluate measure = hooks.replay;
+  if (!measure) {
+    TimingPolicy timing;
+    timing.reps = settings.reps;
+    const int seed = int(settings.seed);
+    if (problem.dtype == DType::F32) {
+      bench32 = std::make_unique<ProblemBench<ExecSpace, float>>(space, problem, seed, timing);
+      measure = [b = bench32.get()](const Config& c) { return b->measure(c); };
+    } else {
+      bench16 = std::make_unique<ProblemBench<ExecSpace, half>>(space, problem, seed, timing);
+      measure = [b = bench16.get()](const Config& c) { return b->measure(c); };
+    }
+  }
+  const Evaluate recorded = !hooks.record ? measure : Evaluate([&](const Config& c) {
+    const Measurement m = measure(c);
+    hooks.record(c, m);
+    return m;
+  });
+
+  TuneOutcome out;
+  const Config fallback = TuningPolicy<ExecSpace>::default_config(problem.dtype);
+  out.baseline = recorded(fallback);
+  if (hooks.measured_default) hooks.measured_default(out.baseline);
+  // The default is usually a candidate too (climb may start there): its measurement is reused.
+  const Evaluate measure_once = [&](const Config& c) { return c == fallback ? out.baseline : recorded(c); };
+  std::vector<Config> candidates = candidate_configs<ExecSpace>(problem);
+  if (bench32)
+    out.gate = gate_split_tf32(*bench32, fallback, TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates);
+  const std::vector<Config> starts = search_starts<ExecSpace>(problem, processors, known ? &*known : nullptr);
+  out.search = search(candidates, starts, settings.strategy, settings.budget, settings.seed, measure_once, hooks.progress);
+
+  if (!out.baseline.correct && out.search.best_gflops <= 0) return out;
+  TunedEntry entry;
+  entry.problem = problem;
+  entry.candidates = int(out.search.log.size());
+  entry.default_gflops = out.baseline.correct ? stored_rate(out.baseline.gflops) : 0;
+  const bool default_wins = out.baseline.correct && out.baseline.gflops >= out.search.best_gflops;
+  entry.config = default_wins ? fallback : out.search.best;
+  entry.gflops = stored_rate(default_wins ? out.baseline.gflops : out.search.best_gflops);
+  out.entry = entry;
+  return out;
+}
+
+}  // namespace kgemm
