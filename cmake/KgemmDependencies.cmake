@@ -1,6 +1,8 @@
 # Finds kgemm's dependencies. Each one missing stops configuration with one line naming it
 # and how to get it. Kokkos: the user's own first (Kokkos_ROOT, CMAKE_PREFIX_PATH, modules,
-# Spack), else the Kokkos 3.4.01 that ci/bootstrap.sh builds into .cache/.
+# Spack), else the Kokkos 3.4.01 that ci/bootstrap.sh builds into .cache/. The library needs
+# Kokkos and yaml-cpp only; GoogleTest comes with KGEMM_BUILD_TESTS, Google Benchmark, OpenBLAS
+# and Kokkos Kernels with KGEMM_BUILD_BENCHMARKS.
 set(KGEMM_BOOTSTRAP_KOKKOS "${PROJECT_SOURCE_DIR}/.cache/kokkos-3.4.01-openmp"
     CACHE PATH "Kokkos prefix built by ci/bootstrap.sh, used when no other Kokkos is found")
 
@@ -22,17 +24,6 @@ if(Kokkos_VERSION VERSION_LESS 3.4.1)
 endif()
 message(STATUS "kgemm: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}, devices: ${Kokkos_DEVICES}")
 
-# Kokkos Kernels is a peer in the benchmarks; take the one installed beside Kokkos first.
-get_filename_component(_kgemm_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
-find_package(KokkosKernels CONFIG QUIET PATHS "${_kgemm_kokkos_prefix}" NO_DEFAULT_PATH)
-if(NOT KokkosKernels_FOUND)
-  find_package(KokkosKernels CONFIG QUIET)
-endif()
-if(NOT KokkosKernels_FOUND)
-  kgemm_missing("Kokkos Kernels"
-    "Install it beside your Kokkos (-DKokkosKernels_ROOT=<prefix>), or run ci/bootstrap.sh.")
-endif()
-
 find_package(yaml-cpp CONFIG QUIET)
 if(NOT yaml-cpp_FOUND)
   kgemm_missing("yaml-cpp" "Run ci/bootstrap.sh, or: apt-get install libyaml-cpp-dev")
@@ -52,6 +43,17 @@ if(KGEMM_BUILD_BENCHMARKS)
   find_package(OpenBLAS CONFIG QUIET)
   if(NOT OpenBLAS_FOUND)
     kgemm_missing("OpenBLAS" "Run ci/bootstrap.sh, or: apt-get install libopenblas-dev (or -DKGEMM_BUILD_BENCHMARKS=OFF)")
+  endif()
+  # Kokkos Kernels is a peer in the benchmarks and nothing else links it; take the one installed
+  # beside Kokkos first.
+  get_filename_component(_kgemm_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+  find_package(KokkosKernels CONFIG QUIET PATHS "${_kgemm_kokkos_prefix}" NO_DEFAULT_PATH)
+  if(NOT KokkosKernels_FOUND)
+    find_package(KokkosKernels CONFIG QUIET)
+  endif()
+  if(NOT KokkosKernels_FOUND)
+    kgemm_missing("Kokkos Kernels"
+      "Install it beside your Kokkos (-DKokkosKernels_ROOT=<prefix>), or run ci/bootstrap.sh (or -DKGEMM_BUILD_BENCHMARKS=OFF)")
   endif()
 endif()
 

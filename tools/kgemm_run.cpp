@@ -404,8 +404,8 @@ void print_table(const RunResult& run, bool first) {
 
 // ---- why: the dispatch model's choice per layer ----
 
-// The comparable entry closest in shape (store order on ties): what dispatch ran before the
-// model, printed beside its choice.
+// The comparable entry closest in shape (store order on ties): what a nearest-neighbour
+// dispatch would run, printed beside the model's choice.
 const kgemm::TunedEntry* nearest_entry(const kgemm::ConfigStore* store, const kgemm::Problem& problem) {
   const kgemm::TunedEntry* nearest = nullptr;
   double closest = 0;

@@ -89,8 +89,8 @@ std::string dims(int rows, int cols);
 // Why no kernel can run `config`, whatever the space and the problem (empty when one can): a
 // field outside its range (declared beside the fields in config.cpp; the bounds keep every size
 // worked out from a config inside the kernels' integer arithmetic), a tile that is not compiled,
-// or fields that contradict each other. The space's own limits are checked at launch
-// (legality.hpp).
+// or fields that contradict each other. The space's own limits are checked by why_illegal
+// (launch.hpp), which asks this first.
 std::string why_malformed(const Config& config);
 
 // Throws std::invalid_argument naming the offending text and the reason when `text` is not a

@@ -2,7 +2,7 @@
 // The policies kgemm's kernels launch with. Kokkos' CUDA backend passes a functor whose launch
 // closure reaches 512 bytes through one constant-memory buffer per device, and such a launch
 // first waits on the host for the previous one's kernel to finish: back-to-back calls
-// serialize, and the GPU idles through each launch (H100: 15 µs per launch against 4.6).
+// serialize, and the GPU idles through each launch (docs/gpu-notes.md, s12).
 // kgemm's closures are 368-488 bytes (operands, block plan, run plans), one field away from
 // that; the light-weight hint keeps them kernel arguments (up to 4 KB) whatever their size.
 // Kokkos 3.4 and 4.x spell it alike; host spaces ignore it.

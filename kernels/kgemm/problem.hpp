@@ -11,8 +11,8 @@
 namespace kgemm {
 
 // Batched: every product its own A and B (strided batches). SharedB: one B for the whole batch
-// (a convolution's weights): a different memory traffic, so tuned apart (an 8 x 8 batch tuned
-// with a shared B ran 2.6x slower than its strided twin on the H100).
+// (a convolution's weights): a different memory traffic, so tuned apart (on tiny products a
+// shared B's rates say nothing about a strided batch's: docs/gpu-notes.md, s6).
 enum class Kernel { Gemm, Batched, SharedB };
 
 inline std::string to_string(Kernel kernel) {

@@ -5,9 +5,9 @@
 // its run inside the source and zero-fills the rest (SpaceTraits::copy_run_zero_filled). No
 // slab and no block takes another path. Threads share the tile out the same way in every block, so the
 // plan is worked out on the host and read from the kernel's parameters; a thread keeps its
-// source pointer and its place in the tile. Through SlabStager, whose plan each thread derives
-// and keeps itself, the tensor-core kernel spends 16.5 instructions per copy at 252 registers
-// (H100, docs/gpu-notes.md).
+// source pointer and its place in the tile. SlabStager, whose plan each thread derives and keeps
+// itself, costs the tensor-core kernels two to three times the instructions per copy and more
+// registers (docs/gpu-notes.md, s9).
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -88,8 +88,8 @@ struct RunPlan {
       const int src_step = 1 << plan.src_step_shift;
       const int copies_inside = rows_inside > src_row0 ? (rows_inside - src_row0 + src_step - 1) >> plan.src_step_shift : 0;
       if (run_bytes == kRun * int(sizeof(Scalar)) && copies_inside >= copies) {
-        // Every run whole and inside the source (all but a block's edge slabs): no predicate.
-        // With it, staging A took ~100 warp instructions a slab in the 3xTF32 warpgroup kernel.
+        // Every run whole and inside the source (all but a block's edge slabs): no predicate,
+        // which would be most of the 3xTF32 warpgroup kernel's staging instructions (docs/gpu-notes.md, s19).
 #pragma unroll 4
         for (int i = 0; i < copies; ++i, src += plan.src_row_step, dst += plan.dst_row_step)
           Traits::template copy_run_to_scratch<kRun>(dst, src);

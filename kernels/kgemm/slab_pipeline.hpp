@@ -152,8 +152,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   // down M otherwise. Across N, a block row's A tile is reused while it is in cache: on host
   // spaces by the next blocks of the same thread, on GPUs by the teams in flight beside it, which
   // then read each A row panel from memory once and B, the smaller operand, from L2. Walking
-  // down M read all of A again for every block column, from memory once A outgrows the caches
-  // (one thread, ResNet-50 batch 128: 1.3x; H100: see docs/gpu-notes.md).
+  // down M would read all of A again for every block column, from memory once A outgrows the
+  // caches (measured: docs/gpu-notes.md, "Measurements behind the code").
   KOKKOS_INLINE_FUNCTION BlockOrigin place(int block) const {
     const int per_product = blocks_m * blocks_n, in_product = block % per_product;
     if (walk_n_first) return {block / per_product, (in_product / blocks_n) * mb, (in_product % blocks_n) * nb, block, 0, true};
@@ -235,8 +235,9 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
       auto multiply_slab = [&](int slab) {
         multiply(static_cast<const Slab*>(a_slab(slab)), ld_a, static_cast<const Slab*>(b_slab(slab)), ld_b, depth(slab));
       };
-      // The first slab outside the loop: with two buffers the code is the double-buffered
-      // pipeline's as it was (the fp32 8x8 tile lost 4 % with a one-turn loop here).
+      // The first slab is staged outside the loop, so that with two buffers the prologue is
+      // straight-line code: a prologue loop of one turn schedules the two-buffer kernels worse
+      // (docs/gpu-notes.md, s10).
       if (first < end) stage(first);
       Traits::commit_scratch_copies();
 #pragma unroll 1
@@ -269,8 +270,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   // runs of R adjacent columns of the block (r, c .. c + R - 1; c a multiple of R). Split K's
   // partial blocks, and a block inside C with beta = 0 and rows that take runs, store each run
   // as one unchecked access; other blocks element by element. Checks per run (edges, beta),
-  // unrolled over a 64 x 64 warp tile, overflowed the instruction cache of interior blocks
-  // (H100: instruction-fetch stalls 60 % of cycles).
+  // unrolled over a 64 x 64 warp tile, would overflow the instruction cache on interior blocks
+  // (docs/gpu-notes.md, s7).
   template <int R, class Visit>
   KOKKOS_INLINE_FUNCTION void store_results(const BlockOrigin& at, Visit&& visit) const {
     static_assert(R * sizeof(float) <= 16, "kgemm: runs are stored 16 bytes at most at a time");
@@ -286,7 +287,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
       // From the block's corner, with C's unit column stride spelled out: each thread's runs are
       // stores at fixed offsets from a row pointer or two. Through C(b, i, j) each run would
       // work its 64-bit address out afresh (the column stride is a run-time value), ten
-      // instructions a store, where short-K blocks spend a third of their time storing.
+      // instructions a store, and short-K blocks spend much of their time storing (docs/gpu-notes.md, s17).
       Scalar* corner = &C(at.b, at.m0, at.n0);
       const std::ptrdiff_t ld = C.row_stride;
       visit([&](int r, int c, const float (&values)[R]) { store_packed(corner + r * ld + c, values, args.alpha); });
@@ -297,7 +298,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   }
 
   // One result, any case: element (r, c) of the block into C, or into the partial block (its
-  // index spelled out: through partial_block() the 8x8 fp32 tile took 190 registers, not 168).
+  // index spelled out: through partial_block() the 8x8 fp32 tile needs more registers; docs/gpu-notes.md, s7).
   KOKKOS_INLINE_FUNCTION void store(const BlockOrigin& at, int r, int c, float value) const {
     if (!at.writes) return;
     if (splits == 1)
@@ -340,9 +341,9 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   // split order, into C. Index `index` sums one run of R columns of one row of one block (R = 4
   // where rows allow it: 16-byte reads), the reads of kSplitsInFlight splits in flight at once.
   // A sum inside the GEMM kernel (by the last team of each block) would run on one team per
-  // block, and its code would sit in the kernel whether a call splits or not, raising its
-  // registers (up to 40 %, 8 - 13 % slower at batch 128 on the H100). In a kernel of its own,
-  // batch 1 runs 16 % (fp32) and 9 % (fp16) faster on the same configs (docs/gpu-notes.md).
+  // block, and its code would sit in the kernel whether a call splits or not, raising the
+  // registers of every launch; a kernel of its own keeps the GEMM kernel's registers and sums
+  // with every thread of the device (docs/gpu-notes.md, s11).
   static constexpr int kSplitsInFlight = 8;
   KOKKOS_INLINE_FUNCTION int sum_run() const { return nb % 4 == 0 ? 4 : 1; }
   int split_sums() const { return blocks() * mb * (nb / sum_run()); }

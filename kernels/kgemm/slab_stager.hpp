@@ -1,9 +1,8 @@
 #pragma once
 // One thread's share in staging an operand's K slabs into team scratch, worked out once per
 // block. From slab to slab only the K offset moves, so staging a slab is a strided loop with no
-// division and no address derived anew. On the H100 a per-slab set-up (team split, bounds,
-// alignment, addresses) costs more instructions than the copies, a third of the kernel's:
-// fp32 128x64 8x8 runs at 24.8 TFLOP/s with this plan, 19.4 without (docs/gpu-notes.md).
+// division and no address derived anew: a per-slab set-up (team split, bounds, alignment,
+// addresses) would cost more instructions than the copies themselves (docs/gpu-notes.md, s4).
 #include <Kokkos_Core.hpp>
 #include <climits>
 #include <cstddef>

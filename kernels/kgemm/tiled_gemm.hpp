@@ -59,9 +59,8 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
   // in-place rule), C's rows are unit-stride and every micro-tile lies wholly inside C or wholly
   // past it (M and N multiples of the tile), a team multiplies each of its tiles straight from A
   // and B into C, scaled in registers (multiply_in_place): nothing to stage, no partial block in
-  // scratch, no barrier, no per-team plan. Batches of small products spent most of their time
-  // there (one thread, 8 x 8 x 8 products: staging 41 %, the rest of the pattern most of the other
-  // half; docs/results/openmp).
+  // scratch, no barrier, no per-team plan. On batches of small products those steps, not the
+  // multiply, are most of the time (profile: docs/results.md, "small products multiplied in place").
   static bool multiplies_in_place(const GemmArgs<Scalar>& a, const Config& c) {
     if constexpr (kKRuns || !std::is_same<Scalar, float>::value || !std::is_same<Acc, float>::value) {
       return false;
@@ -160,8 +159,8 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
       const int tile_m = t / tiles_n, tile_n = t % tiles_n;
       if (!tile_in_c(at, tile_m, tile_n)) continue;
       if constexpr (kKRuns) {
-        // Element by element: storing runs (store_results) raised the 8x8 tile's registers from
-        // 168 to 205 (H100 build), more than the fewer stores gain.
+        // Element by element: storing runs (store_results) costs the 8x8 tile more registers than
+        // the fewer stores gain (docs/gpu-notes.md, s7).
         if (!in_registers) load_partial(acc, partial, tile_m, tile_n, first);
         for (int ii = 0; ii < TM; ++ii)
           for (int jj = 0; jj < TN; ++jj) this->store(at, row_of(tile_m, ii), col_of(tile_n, jj), float(acc[ii][jj]));
@@ -177,9 +176,9 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
     }
   }
 
-  // place(), without its divisions where every product is one block. Their integer divisions
-  // took a sixth of one thread's time on 8 x 8 x 8 products (perf); without them those ran
-  // 1.4x faster.
+  // place(), without its divisions where every product is one block: on batches of tiny
+  // products the integer divisions are a large share of a team's work (docs/results.md, "small
+  // products multiplied in place").
   KOKKOS_INLINE_FUNCTION BlockOrigin place_block(int block) const {
     return this->blocks_m == 1 && this->blocks_n == 1 ? BlockOrigin{block, 0, 0, block, 0, true} : this->place(block);
   }

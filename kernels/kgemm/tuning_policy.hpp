@@ -85,8 +85,8 @@ struct TuningPolicy<Kokkos::Cuda> {
   static bool fp32_on_tensor_cores(DType dtype) { return dtype == DType::F32 && TensorCores<Kokkos::Cuda>::tf32_on_device(); }
   static Config fp32_tensor_core_config() { return {128, 64, 16, 64, 32, 128, true}; }
   // Climbs start from the best of these: blocks for large, medium and small M (batch-1 layers
-  // have M = 49 ... 12544). Climbing from the default alone kept 128-row blocks on M = 49
-  // configs that 32-row blocks beat 1.2 - 2.5x (H100).
+  // have M = 49 ... 12544). A climb from the default alone stays on 128-row blocks for M = 49,
+  // where 32-row blocks run much faster (docs/gpu-notes.md, s4).
   static std::vector<Config> seed_configs(DType dtype) {
     const Config small_m{32, 64, 32, 4, 4, 128};
     // Hopper's warpgroup MMA (two warpgroups of 64 x 128 on 64-deep slabs): dropped where the
@@ -111,8 +111,8 @@ struct TuningPolicy<Kokkos::Cuda> {
     // (8-row and 8-column ones are for 8 x 8 products: search_space.hpp);
     // teams of 8 and 16 threads give them (and 8x8 / 16x16 batched products) 4x4 and 8x4 micro-tiles.
     // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM.
-    // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks: +10 %
-    // over 32-deep ones on the H100, half the barriers per K).
+    // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks, where
+    // half the barriers per K pay: docs/gpu-notes.md, s7).
     // Several products per team give batches of small products blocks of 64 - 256 threads.
     // Three or four slab buffers keep more copies in flight than two (0: the default).
     return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},

@@ -26,8 +26,9 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
   using Tile = typename Cores::template GroupTile<WN>;
   using Pipeline = SlabPipeline<ExecSpace, half, half, true, SlabBuffers, WarpgroupSlabs>;
   using typename Pipeline::Member;
-  // 64 x 128 tiles hold 64 accumulators a thread and took 130 - 162 registers, which leaves one
-  // 256-thread team per multiprocessor (H100); capped at 128, two fit. Teams of up to 512.
+  // 64 x 128 tiles hold 64 accumulators a thread; uncapped, they take more than 128 registers
+  // (docs/gpu-notes.md, 11-25 (wgmma)), which leaves one 256-thread team per multiprocessor;
+  // capped at 128, two fit. Teams of up to 512.
   using LaunchPolicy = std::conditional_t<WN == 128, BoundedTeamPolicy<ExecSpace, 512, 1>, KernelTeamPolicy<ExecSpace>>;
   using Fragments = unsigned[Tile::max_steps][4];
 

@@ -66,7 +66,8 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
   // This thread's fragments of B for slab `slab`, zeros past K and past N. Fragment element e of
   // step s lies 8 s + 4 (e / 2) rows below the slab's first in column e % 2. A slab inside B
   // reads without a test per element; the addresses are fixed offsets (the same every slab) from
-  // two pointers: through B(b, k, j) each load took about 20 instructions, half the kernel's.
+  // two pointers: through B(b, k, j) each load would work out its address afresh, which made
+  // those addresses half the kernel's instructions (docs/gpu-notes.md, s19).
   KOKKOS_INLINE_FUNCTION void load_fragments(Fragments& b, const BColumns& columns, int slab) const {
     const auto& B = this->args.B;
     const std::ptrdiff_t ld = B.row_stride, slab_offset = std::ptrdiff_t(slab) * KB * ld;
@@ -96,8 +97,8 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
   // (its copies have landed), into the slab's small-part region, laid out as the slab. Two
   // regions, by slab parity: a thread writes slab t's before the barrier that publishes slab t,
   // while others may still multiply slab t - 1 from the other region; slab t - 2's was done with
-  // before the previous barrier. A pass of the whole team over the slab after that barrier took a
-  // second barrier per slab and addresses of its own.
+  // before the previous barrier. A pass of the whole team over the slab after that barrier would
+  // need a second barrier per slab and addresses of its own.
   template <class Copies>
   KOKKOS_INLINE_FUNCTION void write_small_parts(const Copies& a_copies, const float* a_slab, float* small_parts,
                                                 int slab) const {

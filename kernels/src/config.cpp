@@ -84,7 +84,8 @@ std::string tile_list(const std::vector<std::pair<int, int>>& tiles) {
 std::string dims(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
 
 // Appends rather than streams: every launch names its kernel with this (the label profilers
-// see), and an ostringstream costs about a microsecond, a tenth of a batch-1 call.
+// see), and an ostringstream is a noticeable share of a batch-1 call's host time
+// (docs/gpu-notes.md, s12).
 std::string to_string(const Config& config) {
   std::string out;
   out.reserve(64);

@@ -19,9 +19,8 @@
 // team walks (split K's share of the slabs). K0 is a team's fixed cost in K steps: on GPUs the
 // slab pipeline's fill, slab buffers x kb (the first slabs' global-memory latency is not hidden
 // behind arithmetic); on hosts kHostFixedDepth, a few steps for writing the C block once. Both
-// match their store's best rates at one M and N as K grows: the H100 store's at 401408 x 64 run
-// 0.53 and 0.89 of the K = 576 rate at K = 64 and 256 (2 buffers of 32: 0.56 and 0.89); the
-// host store's at 3136 x 64 run 0.83 and 0.98 of it (K0 = 16: 0.82 and 0.97).
+// follow how a store's best rates at one M and N grow with K (docs/gpu-notes.md, "Measurements
+// behind the code").
 //
 // Split K's sum pass (split_sum.hpp) writes every team's partial block (4-byte sums) and reads
 // it back: at the device's peak memory bandwidth that is a lower bound of its time. Removed from
@@ -50,17 +49,15 @@
 
 namespace kgemm {
 
-// How a rate's weight falls with shape distance, per kind of device. Each was chosen over a cross
-// table of measured rates (every config of the device's store timed on shapes it never tuned and
-// on its own shapes, each shape's entry left out in turn; docs/results.md): the decay at which
-// the configs the model picks run fastest. GPUs: none. Grid fill, padding, pipeline depth and
-// the sum pass explain how a config's rate moves with the shape; discounting far sources only
-// kept configs measured on big shapes from smaller ones (H100: 0.96 of the table's best with no
-// decay, 0.91 at 0.2, and on the device 0.99-1.01 of the tuned entries on the fp32 unseen sets
-// against 0.89-0.93). Hosts: e^-0.2 per e-fold (a config measured on a shape twice as large in
-// one extent keeps 87 % of its scaled rate, 8x as large 66 %): a host's rate moves with cache
-// fits the model leaves out, so nearer shapes say more (2-core Xeon: 0.92 of the table's best at
-// 0.2 and 0.3, 0.84 with no decay).
+// How a rate's weight falls with shape distance, per kind of device: for each, the decay at which
+// the configs the model picks run fastest over a cross table of measured rates (every config of
+// the device's store timed on shapes it never tuned and on its own shapes, each shape's entry
+// left out in turn; docs/results.md, "Dispatch on shapes never tuned"). GPUs: none. Grid fill,
+// padding, pipeline depth and the sum pass explain how a config's rate moves with the shape, and
+// discounting far sources only keeps configs measured on big shapes from smaller ones. Hosts:
+// e^-0.2 per e-fold (a config measured on a shape twice as large in one extent keeps 87 % of its
+// scaled rate, 8x as large 66 %): a host's rate moves with cache fits the model leaves out, so
+// nearer shapes say more.
 inline constexpr double kGpuTrustDecay = 0.0, kHostTrustDecay = 0.2;
 inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? kHostTrustDecay : kGpuTrustDecay; }
 

@@ -50,7 +50,7 @@ constexpr int kHostFloatLanes = 1;
 
 // The widest register (the native width, halved down to 4 floats) whose lanes divide a tile
 // row of `tn` floats: 8x8 tiles take 8-float registers on AVX-512 rather than the plain loop,
-// which the compiler fills with shuffles (one thread, 8x8x8 products: 10x slower). 1: none.
+// which the compiler fills with shuffles (docs/gpu-notes.md, "Measurements behind the code"). 1: none.
 constexpr int host_tile_lanes(int tn) {
   for (int lanes = kHostFloatLanes; lanes >= 4; lanes /= 2)
     if (tn % lanes == 0) return lanes;

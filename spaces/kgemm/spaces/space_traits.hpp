@@ -35,9 +35,8 @@ struct SpaceTraits {
   static constexpr bool reads_slabs_in_place = true;
   // The micro-kernel reads B's slab one row per k, kb rows in turn, several times over. Rows
   // 4 KiB or more apart fall in the same few L1 sets (x86 L1d: 4 KiB per way), so such a slab,
-  // read in place, evicts itself: it is staged instead. Measured on the AVX-512 Xeon, one
-  // thread, ResNet-50 batch 1: in place, rows 4-8 KiB apart (N = 1024, 2048) ran 0.7-0.95x
-  // as fast as staged, rows up to 2 KiB apart 1.05-1.2x.
+  // read in place, evicts itself: it is staged instead, while slabs of closer rows run faster in
+  // place (docs/gpu-notes.md, "Measurements behind the code").
   static constexpr std::ptrdiff_t in_place_k_row_bytes = 4096;
   static constexpr int copy_run_bytes = 0;
   template <class To, class From>
@@ -117,8 +116,8 @@ struct SpaceTraits<Kokkos::Cuda> {
   }
   // U runs `to_step` / `from_step` apart. Copies through registers (fp16 rows not 16-byte
   // aligned, fp16 widened to fp32) load all U runs before storing any, so U loads are in
-  // flight at once: one at a time, conv1's 147-wide fp16 rows run at half its fp32 speed
-  // (H100). cp.async copies are asynchronous anyway.
+  // flight at once: with one at a time such rows (conv1's 147-wide fp16 ones) stage far slower
+  // than fp32 rows do (docs/gpu-notes.md, s5). cp.async copies are asynchronous anyway.
   static constexpr int runs_in_flight = 4;
   template <int U, int R, class To, class From>
   KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {

@@ -114,8 +114,8 @@ struct HalfWarpTile : WarpAccumulators<WM, WN> {
 // Each of the three products is exact in fp32; what is dropped (small_a small_b and the
 // roundings of the small parts) is at most 3 * 2^-22 |a b| (tuner/.../error_bound.hpp counts it).
 // The tensor cores add into their fp32 accumulator by truncation, an error of up to an ulp of the
-// running sum per mma, always towards zero: summed over K that grows linearly (measured on the
-// H100: 3-11x the SIMT kernel's error at K = 576 ... 4608). So each 8-deep step sums its three
+// running sum per mma, always towards zero: summed over K that grows linearly, to several times
+// the SIMT kernel's error on long K (docs/gpu-notes.md, 11-25 (tf32x3)). So each 8-deep step sums its three
 // products in a fresh fragment, and that partial sum joins the accumulator with an ordinary
 // fp32 add (round to nearest): K / 8 roundings of the running sum instead of SIMT's K.
 template <int WM, int WN>
@@ -212,8 +212,8 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
     wgmma::pin_accumulators(d);
     wgmma::pin_fragments(a);
     wgmma::fence();
-    // One straight run of instructions per step count: behind a test each, every wgmma took a
-    // fence of its own and the commit an empty wgmma.
+    // One straight run of instructions per step count: behind a test each, ptxas gives every
+    // wgmma a fence of its own and the commit an empty wgmma.
     const auto steps = [&](auto count) {
 #pragma unroll
       for (int s = 0; s < decltype(count)::value; ++s)
@@ -291,10 +291,10 @@ struct WarpgroupTile : WarpAccumulators<16, WN> {
 // (wgmma::tf32_truncated_rest) is a second slab beside the first, which the kernel writes. Three
 // products per 8 k, the small terms first. Each slab's products are summed into accumulators of
 // their own and added to the tile's in fp32: summed over all of K inside the tensor cores, whose
-// accumulation is not IEEE fp32's, the error grew to 3-16x a SIMT kernel's (H100,
-// docs/gpu-notes.md); per slab it is 0.2-1x.
-// Steps: 8-deep steps per slab (kb / 8), fixed at compile time: with room for four whatever kb,
-// B's fragments and their split parts held 248 registers against 173 (H100).
+// accumulation is not IEEE fp32's, the error is several times a SIMT kernel's; per slab it stays
+// within it (docs/gpu-notes.md, s18).
+// Steps: 8-deep steps per slab (kb / 8), fixed at compile time: fragment arrays with room for four
+// steps whatever kb would hold B's fragments and their split parts in far more registers (docs/gpu-notes.md, s19).
 template <int Steps>
 struct Tf32x3WarpgroupTile {
   static_assert(Steps == 2 || Steps == 4, "fp32 warpgroup slabs are 16 or 32 floats deep");

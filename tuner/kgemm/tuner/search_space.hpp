@@ -49,12 +49,12 @@ constexpr int kGroupedTeam = 128;
 
 // A seed as a search starts from it on a batch of products smaller than its block: the block
 // (and slab) shrunk to the smallest listed edges covering a product, and as many products per
-// team as make teams of at most kGroupedTeam threads that fit the device (scratch). The
-// tuner's random starts on the 8 x 8 and 16 x 16 squares rarely reached grouped configs.
+// team as make teams of at most kGroupedTeam threads that fit the device (scratch): random
+// starts on the 8 x 8 and 16 x 16 squares rarely reach grouped configs.
 // Tensor-core seeds first take the largest compiled warp tile that one product fills (its
 // extents rounded up to 16-element fragments) and slabs a multiple of 16 deep: a 128 x 64 block
-// of 64 x 32 warp tiles would leave three quarters of each team idle on 64 x 64 products, and the
-// climb (budget 30) did not get from there to one product per 64 x 64 block (H100).
+// of 64 x 32 warp tiles would leave three quarters of each team idle on 64 x 64 products, and a
+// climb within a tuning budget does not get from there to one product per 64 x 64 block.
 template <class ExecSpace>
 Config fit_to_products(Config start, const Problem& problem) {
   const ParamRanges ranges = TuningPolicy<ExecSpace>::ranges();
