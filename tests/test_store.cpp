@@ -1702,7 +1702,7 @@ TEST(TunedConfigsTest, DecidesEachProblemOnce) {
     EXPECT_EQ(to_string(configs.select(untuned, Accum::F32, fallback, check)), to_string(fallback_config));
   }
   EXPECT_EQ(fallbacks, 1);
-  EXPECT_EQ(checks, 3);  // the tuned shape's entry; for the untuned one, the call's check and the entry's blame
+  EXPECT_EQ(checks, 2);  // the tuned shape's entry; the untuned one's check (another shape's entry is not blamed)
 }
 
 // Through TunedConfigs, as every call dispatches: the exact entry first; a candidate the check
@@ -1730,6 +1730,15 @@ TEST(TunedConfigsTest, PassesOverIllegalCandidatesAndFallsBackWhenStoreIsEmpty) 
     EXPECT_EQ(occurrences(warnings, "ignoring tuned config " + to_string(best) + " for " + to_string(problem)),
               1u)
         << warnings;
+  }
+  {
+    // The model's candidate from another shape, which this shape cannot take: no fault of its
+    // entry, passed over quietly.
+    const StoreInUse store(store_for(device_info<Space>(), {{gemm_f32(32, 64, 512), best}}));
+    TunedConfigs configs(device_info<Space>());
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(configs.explain(problem, fallback, not_best).config, fallback_config);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   }
   const StoreInUse empty(store_for(device_info<Space>(), {}));
   TunedConfigs configs(device_info<Space>());

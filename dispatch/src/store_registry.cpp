@@ -275,9 +275,11 @@ DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fall
         return {candidate.config, source, std::move(candidate)};
       }
       // A split the model proposed that cannot run here is no fault of the store, nor a config
-      // these operands cannot take, nor another device's config that this one cannot run:
-      // passed over quietly.
-      if (!serving_.own || candidate.config != candidate.source.config || warned_.count(candidate.source.problem))
+      // these operands cannot take, nor another shape's config that this shape cannot take (K
+      // not a multiple of its runs), nor another device's config that this one cannot run:
+      // passed over quietly. Only the problem's own entry is at fault.
+      if (!serving_.own || candidate.config != candidate.source.config || !(candidate.source.problem == problem) ||
+          warned_.count(candidate.source.problem))
         continue;
       if (const std::string fault = blame(problem, candidate.config); !fault.empty()) {
         warned_.insert(candidate.source.problem);

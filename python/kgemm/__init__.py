@@ -57,21 +57,15 @@ def _library(x):
     return type(x).__module__.split(".")[0]
 
 
-def _on_cuda(x):
-    lib = _library(x)
-    if lib == "torch":
-        return x.is_cuda
-    if lib == "cupy":
-        return True
-    return False
-
-
 def _stream(c):
     """The caller's current stream on c's GPU (0 on the host): where the product is queued."""
     lib = _library(c)
     if lib == "torch" and c.is_cuda:
         import torch
-        return torch.cuda.current_stream(c.device).cuda_stream
+        # The raw handle, as Triton reads it: current_stream() makes a Stream object per call,
+        # a microsecond or two of every small product.
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        return raw(c.device.index) if raw else torch.cuda.current_stream(c.device).cuda_stream
     if lib == "cupy":
         import cupy
         return cupy.cuda.get_current_stream().ptr

@@ -35,8 +35,12 @@ std::string class_name(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
 // The array `h` as arrays.hpp describes it; `write`: it is the product's destination.
 Array array_of(const char* fn, const char* role, nb::handle h, bool write) {
+  // One import per array (each is a DLPack exchange, a good share of a small call's time): the
+  // destination as writable, read-only only to say why it was refused.
   nb::ndarray<nb::ro> x;
-  if (!nb::try_cast(h, x, /*convert=*/false))
+  nb::ndarray<> writable;
+  if (write && nb::try_cast(h, writable, /*convert=*/false)) x = nb::ndarray<nb::ro>(writable);
+  if (!x.is_valid() && !nb::try_cast(h, x, /*convert=*/false))
     throw nb::type_error((std::string(fn) + ": " + role + " is a " + class_name(h) +
                           ", not an array kgemm can read in place (NumPy, CuPy, torch, or any DLPack array; a torch "
                           "tensor that requires grad must be detached)")
@@ -65,10 +69,7 @@ Array array_of(const char* fn, const char* role, nb::handle h, bool write) {
     out.shape[d] = std::int64_t(x.shape(d));
     out.strides[d] = std::int64_t(x.stride(d));
   }
-  if (write) {
-    nb::ndarray<> writable;
-    out.writable = nb::try_cast(h, writable, /*convert=*/false);
-  }
+  out.writable = !write || writable.is_valid();
   return out;
 }
 
