@@ -29,6 +29,7 @@
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/dispatch/dispatch_model.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
+#include "kgemm/tuner/first_use.hpp"
 #include "kgemm/tuner/store_merge.hpp"
 #include "support/cases.hpp"
 #include "support/gemm_check.hpp"
@@ -1746,6 +1747,86 @@ TEST(TunedConfigsTest, PassesOverIllegalCandidatesAndFallsBackWhenStoreIsEmpty) 
   EXPECT_EQ(choice.config, fallback_config);
   EXPECT_EQ(choice.source, DispatchChoice::Source::Default);
   EXPECT_FALSE(choice.prediction);
+}
+
+// Tuning on first use through TunedConfigs: a problem the device's own store lacks goes to the
+// tuner once, whatever the layout; its winner runs where the call's check allows it, and
+// explain() names it. A stored problem, fp16 accumulation and a tuner that finds nothing fall
+// through to the store's choice.
+TEST(TunedConfigsTest, TunesWhatTheOwnStoreLacksOnceOnFirstUse) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const Config stored{64, 64, 256, 8, 8, 1}, winner{32, 64, 256, 8, 8, 1}, fallback_config{16, 16, 32, 4, 4, 1};
+  const Problem kept = gemm_f32(64, 64, 256), fresh = gemm_f32(40, 24, 72), hopeless = gemm_f32(8, 8, 8);
+  const StoreInUse store(store_for(device_info<Space>(), {{kept, stored}}));
+  std::vector<std::string> asked;
+  TunedConfigs configs(device_info<Space>(), [&](const Problem& p) -> std::optional<TunedEntry> {
+    asked.push_back(to_string(p));
+    if (p == hopeless) return std::nullopt;
+    TunedEntry entry;
+    entry.problem = p, entry.config = winner, entry.gflops = 2, entry.default_gflops = 1;
+    return entry;
+  });
+  const auto fallback = [&] { return fallback_config; };
+  const auto any = [](const Problem&, const Config&) { return std::string(); };
+  const auto not_winner = [&](const Problem&, const Config& c) { return c == winner ? "not for these operands" : ""; };
+  EXPECT_EQ(configs.select(kept, Accum::F32, fallback, any), stored);
+  EXPECT_EQ(configs.select(fresh, Accum::F32, fallback, any), winner);
+  OperandLayout other = contiguous_layout(fresh);
+  other.c.bytes = 4;  // C rows aligned to one element only
+  EXPECT_EQ(configs.select(fresh, other, Accum::F32, fallback, any, any), winner);
+  EXPECT_NE(configs.select(fresh, Accum::F16, fallback, any), winner);  // stores hold fp32 accumulation
+  EXPECT_EQ(configs.explain(fresh, fallback, any).source, DispatchChoice::Source::FirstUse);
+  EXPECT_NE(configs.explain(fresh, fallback, not_winner).config, winner);
+  configs.select(hopeless, Accum::F32, fallback, any);
+  configs.select(hopeless, other, Accum::F32, fallback, any, any);
+  EXPECT_EQ(asked, (std::vector<std::string>{to_string(fresh), to_string(hopeless)}));
+}
+
+// Clears the first-use tuners $KGEMM_TUNE registered, at the end of the scope.
+struct FirstUseTuning {
+  ~FirstUseTuning() {
+    for_each_enabled_space([](auto space) { set_first_use_tuner(decltype(space)::name(), {}); });
+  }
+};
+
+// $KGEMM_TUNE through the API: a shape the store lacks is tuned on its first call (one line on
+// stderr), its winner stored and its product right; later calls tune nothing and run the winner.
+KGEMM_CASE_TEST(DispatchTest, KgemmTuneTunesAShapeOnItsFirstCallAndStoresIt) {
+  using Space = typename TypeParam::ExecSpace;
+  if (!std::is_same<typename TypeParam::Value, float>::value) GTEST_SKIP() << "one dtype is enough";
+  const TempDir dir;
+  const std::string path = dir.file("tuned.yaml");
+  const ScopedEnv file("KGEMM_CONFIG_FILE", path), tune("KGEMM_TUNE", "2");
+  const FirstUseTuning tuning;
+  ASSERT_TRUE(enable_tuning_on_first_use());
+  GemmCheck g;
+  g.m = 40, g.n = 24, g.k = 72;
+  const Problem problem = problem_of_shape<TypeParam>(g.m, g.n, g.k);
+  testing::internal::CaptureStderr();
+  run_check<TypeParam>(g);
+  run_check<TypeParam>(g);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(occurrences(said, "kgemm: tuned " + to_string(problem) + " on first use (KGEMM_TUNE=2"), 1u) << said;
+  const ConfigStore stored = ConfigStore::load(path);
+  ASSERT_TRUE(stored.exact(problem)) << read_text(path);
+  const DispatchChoice choice = explain_config<Space>(problem);
+  EXPECT_EQ(choice.source, DispatchChoice::Source::FirstUse);
+  EXPECT_EQ(choice.config, stored.exact(problem)->config);
+}
+
+TEST(DispatchTest, KgemmTuneTakesABudgetOrOff) {
+  const FirstUseTuning tuning;
+  {
+    const ScopedEnv tune("KGEMM_TUNE", "soon");
+    EXPECT_THROW(
+        try { enable_tuning_on_first_use(); } catch (const std::invalid_argument& e) {
+          EXPECT_NE(std::string(e.what()).find("KGEMM_TUNE='soon' is not a budget"), std::string::npos) << e.what();
+          throw;
+        },
+        std::invalid_argument);
+  }
+  const ScopedEnv off("KGEMM_TUNE", "off");
+  EXPECT_FALSE(enable_tuning_on_first_use());
 }
 
 KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {

@@ -25,6 +25,7 @@
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/cli.hpp"
 #include "kgemm/tuner/hashed_reference.hpp"
+#include "kgemm/tuner/first_use.hpp"
 #include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/timing.hpp"
 #include "kgemm/tuner/tool_output.hpp"
@@ -69,6 +70,8 @@ Tuned configs (the line naming the store, and why it serves): $KGEMM_CONFIG_FILE
 (named), else this device's store (exact), else the nearest store of another device of the same
 space and architecture (same architecture: each entry checked for this device before it runs,
 ranked with this device's facts), else none: the space defaults (docs/tuning.md).
+$KGEMM_TUNE=8 (configs per shape) or =30s (seconds per shape): a shape this device's own store
+lacks is tuned on its first call, as autotune would, and stored before it is timed.
 Dispatch model (docs/architecture.md): a shape the store never tuned runs the stored config
 with the highest predicted rate = the rate it measured on its own shape x fit x busy here / fit
 x busy there x trust, fit = padding x fill x depth (useful share of the blocks computed, of the
@@ -670,6 +673,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const kgemm::KokkosSession kokkos(argc, argv);
+    kgemm::enable_tuning_on_first_use();
     run_plan(plan);
     return 0;
   });

@@ -248,7 +248,8 @@ std::string describe(const ServingStore& s, const DeviceInfo& device) {
   return s.path + " (" + why + (generation.empty() ? "" : "; " + generation) + ")";
 }
 
-TunedConfigs::TunedConfigs(const DeviceInfo& device) : here_(device) {
+TunedConfigs::TunedConfigs(const DeviceInfo& device, FirstUseTuner first_use)
+    : first_use_(std::move(first_use)), here_(device) {
   std::vector<std::string> warnings;
   serving_ = find_serving_store(device, warnings);
   for (const std::string& what : warnings) warn(what);
@@ -258,9 +259,10 @@ TunedConfigs::TunedConfigs(const DeviceInfo& device) : here_(device) {
 }
 
 const char* to_string(DispatchChoice::Source source) {
-  return source == DispatchChoice::Source::Exact ? "exact entry"
-         : source == DispatchChoice::Source::Model ? "model"
-                                                   : "space default";
+  return source == DispatchChoice::Source::Exact      ? "exact entry"
+         : source == DispatchChoice::Source::Model    ? "model"
+         : source == DispatchChoice::Source::FirstUse ? "tuned on first use"
+                                                      : "space default";
 }
 
 DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fallback, const Check& check,
@@ -290,12 +292,22 @@ DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fall
   return {fallback(), DispatchChoice::Source::Default, std::nullopt};
 }
 
+const TunedEntry* TunedConfigs::tuned_on_first_use(const Problem& problem) {
+  if (!first_use_ || (serving_.own && serving_.store->exact(problem))) return nullptr;
+  auto found = first_use_entries_.find(problem);
+  if (found == first_use_entries_.end()) found = first_use_entries_.emplace(problem, first_use_(problem)).first;
+  return found->second ? &*found->second : nullptr;
+}
+
 Config TunedConfigs::select(const Problem& problem, const OperandLayout& layout, Accum accum,
                             const Fallback& fallback, const Check& check, const Check& blame) {
   std::lock_guard<std::mutex> lock(mutex_);
   const Call call{accum, layout, problem};
   const auto known = chosen_.find(call);
   if (known != chosen_.end()) return known->second;
+  if (accum == Accum::F32)
+    if (const TunedEntry* entry = tuned_on_first_use(problem); entry && check(problem, entry->config).empty())
+      return chosen_.emplace(call, entry->config).first->second;
   return chosen_.emplace(call, choose(problem, fallback, check, blame).config).first->second;
 }
 
@@ -306,13 +318,29 @@ Config TunedConfigs::select(const Problem& problem, Accum accum, const Fallback&
 DispatchChoice TunedConfigs::explain(const Problem& problem, const Fallback& fallback, const Check& check,
                                      const Check& blame) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (const auto found = first_use_entries_.find(problem); found != first_use_entries_.end() && found->second &&
+                                                            check(problem, found->second->config).empty())
+    return {found->second->config, DispatchChoice::Source::FirstUse, std::nullopt};
   return choose(problem, fallback, check, blame);
+}
+
+namespace {
+std::map<std::string, FirstUseTuner>& first_use_tuners() {
+  static std::map<std::string, FirstUseTuner> by_space;
+  return by_space;
+}
+}  // namespace
+
+void set_first_use_tuner(const std::string& space, FirstUseTuner tuner) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  first_use_tuners()[space] = std::move(tuner);
+  registry().erase(space);  // the next dispatch on the space reads its store with the tuner
 }
 
 std::shared_ptr<TunedConfigs> tuned_configs(const std::string& space, const std::function<DeviceInfo()>& device) {
   std::lock_guard<std::mutex> lock(registry_mutex());
   std::shared_ptr<TunedConfigs>& configs = registry()[space];
-  if (!configs) configs = std::make_shared<TunedConfigs>(device());
+  if (!configs) configs = std::make_shared<TunedConfigs>(device(), first_use_tuners()[space]);
   return configs;
 }
 

@@ -16,6 +16,7 @@
 #include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/error_bound.hpp"
+#include "kgemm/tuner/first_use.hpp"
 #include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/tune_problem.hpp"
 
@@ -230,6 +231,7 @@ void initialize(const std::vector<std::string>& kokkos_args) {
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
+  enable_tuning_on_first_use();  // a bad $KGEMM_TUNE stops the start, naming it
   session().reset();
   session().emplace(int(words.size()), argv.data());
 }

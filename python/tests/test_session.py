@@ -50,3 +50,29 @@ def test_tune_writes_the_store_and_later_products_run_its_winner(tmp_path):
         print(report["store"])
         """, KGEMM_CONFIG_FILE=str(store))
     assert out.strip() == str(store) and "m: 96, n: 40, k: 72, batch: 1" in store.read_text()
+
+
+def test_kgemm_tune_tunes_a_shape_on_its_first_product(tmp_path):
+    store = tmp_path / "store.yaml"
+    code = """
+        import numpy as np, kgemm
+        a, b = np.ones((64, 48), np.float32), np.ones((48, 40), np.float32)
+        assert (kgemm.gemm(a, b) == 48).all()
+        print(kgemm.explain(a, b)["source"])
+        """
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                            env={**os.environ, "KGEMM_TUNE": "2", "KGEMM_CONFIG_FILE": str(store)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "tuned on first use"
+    assert "kgemm: tuned gemm_f32_nn_m64_n40_k48_b1 on first use (KGEMM_TUNE=2" in result.stderr
+    assert "m: 64, n: 40, k: 48" in store.read_text()
+    # The next run finds it in the store.
+    assert run(code, KGEMM_CONFIG_FILE=str(store)).strip() == "exact entry"
+
+
+def test_bad_kgemm_tune_is_refused_by_name():
+    run("""
+        import numpy as np, pytest, kgemm
+        with pytest.raises(ValueError, match="KGEMM_TUNE='soon' is not a budget"):
+            kgemm.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
+        """, KGEMM_TUNE="soon")

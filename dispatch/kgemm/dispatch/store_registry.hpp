@@ -90,15 +90,23 @@ std::string generation_note(const ConfigStore& store);
 // (an installed, read-only prefix).
 std::string writable_store_file(const DeviceInfo& device);
 
+// Tuning on first use ($KGEMM_TUNE): tunes a problem the device's own store lacks and stores the
+// winner, returning its entry, or nothing when no config computed it right. The search lives in
+// the tuner (tuner/: enable_tuning_on_first_use registers one per space when $KGEMM_TUNE asks),
+// so a program that never links it never tunes.
+using FirstUseTuner = std::function<std::optional<TunedEntry>(const Problem&)>;
+// Sets (or, with an empty function, clears) the tuner of the space named `space` (ExecSpace::name()).
+void set_first_use_tuner(const std::string& space, FirstUseTuner tuner);
+
 // The config a problem gets and why: its own entry, the model's pick among the store's configs
 // (dispatch_model.hpp), or the space default. `prediction` is the source entry's, when one was used.
 struct DispatchChoice {
-  enum class Source { Exact, Model, Default };
+  enum class Source { Exact, Model, Default, FirstUse };
   Config config;
   Source source = Source::Default;
   std::optional<RatePrediction> prediction;
 };
-// "exact entry", "model", "space default".
+// "exact entry", "model", "space default", "tuned on first use".
 const char* to_string(DispatchChoice::Source source);
 
 // One device's tuned configs and the config each problem got.
@@ -111,7 +119,8 @@ class TunedConfigs {
   // entries on stderr, one line each; no store at all is the untuned case, and silent. Another
   // device's store is ranked with `device`'s facts (dispatch_model.hpp), and its entries that
   // cannot run here are passed over quietly: they are no fault of the store.
-  explicit TunedConfigs(const DeviceInfo& device);
+  // `first_use`: the space's tuner on first use (set_first_use_tuner), if any.
+  TunedConfigs(const DeviceInfo& device, FirstUseTuner first_use = {});
 
   // The store in use and why.
   const ServingStore& serving() const { return serving_; }
@@ -128,6 +137,9 @@ class TunedConfigs {
   // runs: aligned rows only).
   Config select(const Problem& problem, const OperandLayout& layout, Accum accum, const Fallback& fallback,
                 const Check& check, const Check& blame);
+  // With a tuner on first use, a problem the device's own store has no entry for is tuned (with
+  // fp32 accumulation, as stores are) on its first call, and its winner runs wherever `check`
+  // lets it; once per problem, whatever the layout.
   // The same on contiguous operands, every rejection blamed on the entry.
   Config select(const Problem& problem, Accum accum, const Fallback& fallback, const Check& check);
   // The same choice with its reasons (the predicted rate and its factors), worked out afresh.
@@ -152,7 +164,13 @@ class TunedConfigs {
   // The choice, with mutex_ held.
   DispatchChoice choose(const Problem& problem, const Fallback& fallback, const Check& check, const Check& blame);
 
+  // The first-use tuner's entry for `problem`, tuning it once when the own store lacks it;
+  // null when there is no tuner or it found no correct config. With mutex_ held.
+  const TunedEntry* tuned_on_first_use(const Problem& problem);
+
   ServingStore serving_;
+  FirstUseTuner first_use_;
+  std::map<Problem, std::optional<TunedEntry>, StoreOrder> first_use_entries_;  // tuned by first_use_ (or tried)
   DeviceInfo here_;  // the facts the model fits problems with: the store's own where it is this device's
   std::mutex mutex_;
   std::map<Call, Config, Order> chosen_;
