@@ -109,7 +109,17 @@ def _result(fn, a, b, trans_a, trans_b, batched):
     return _empty(a, (batches[0], m, n))
 
 
+def _check_autograd(fn, arrays):
+    """torch tensors that autograd records are refused: kgemm's products are not recorded, so a
+    gradient through one would silently be missing."""
+    for role, x in arrays:
+        if _library(x) == "torch" and x.requires_grad:
+            raise ValueError(f"{fn}: {role} requires grad, and autograd does not record kgemm's products; "
+                             f"pass {role}.detach() to multiply its values")
+
+
 def _call(fn, batched, a, b, c, alpha, beta, trans_a, trans_b, config, accumulate, run):
+    _check_autograd(fn, (("a", a), ("b", b)) if c is None else (("a", a), ("b", b), ("c", c)))
     if c is None:
         if beta != 0:
             raise ValueError(f"{fn}: beta={beta} scales c, and no c was given")

@@ -310,9 +310,8 @@ DeviceFacts device_facts(Device where) {
 void add_store_directory(const std::string& dir) { kgemm::add_store_directory(dir); }
 
 std::vector<std::string> spaces() {
-  start_if_needed();  // Kokkos 4 makes no instance of a space before it starts
   std::vector<std::string> names;
-  for_each_enabled_space([&](auto space) { names.push_back(lower(decltype(space)::name())); });
+  for_each_enabled_space_type([&](auto tag) { names.push_back(lower(decltype(tag)::type::name())); });
   return names;
 }
 

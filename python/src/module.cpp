@@ -42,8 +42,7 @@ Array array_of(const char* fn, const char* role, nb::handle h, bool write) {
   if (write && nb::try_cast(h, writable, /*convert=*/false)) x = nb::ndarray<nb::ro>(writable);
   if (!x.is_valid() && !nb::try_cast(h, x, /*convert=*/false))
     throw nb::type_error((std::string(fn) + ": " + role + " is a " + class_name(h) +
-                          ", not an array kgemm can read in place (NumPy, CuPy, torch, or any DLPack array; a torch "
-                          "tensor that requires grad must be detached)")
+                          ", not an array kgemm can read in place (NumPy, CuPy, torch, or any DLPack array)")
                              .c_str());
   Array out;
   out.role = role;

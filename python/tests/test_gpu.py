@@ -81,7 +81,10 @@ def test_mixed_devices_are_refused():
         kgemm.gemm(a, b, torch.empty((4, 3), device="cuda"))
 
 
-def test_tensor_that_requires_grad_is_refused_by_name():
+def test_tensors_autograd_records_are_refused_by_name():
     a = torch.ones((4, 5), device="cuda", requires_grad=True)
-    with pytest.raises(TypeError, match="detached"):
+    with pytest.raises(ValueError, match=r"a requires grad, .* pass a.detach\(\)"):
         kgemm.gemm(a, torch.ones((5, 3), device="cuda"))
+    c = torch.empty((4, 3), device="cuda", requires_grad=True)
+    with pytest.raises(ValueError, match="c requires grad"):
+        kgemm.gemm(a.detach(), torch.ones((5, 3), device="cuda"), c)

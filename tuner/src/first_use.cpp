@@ -56,8 +56,8 @@ bool enable_tuning_on_first_use() {
                                 "' is not a budget: configs per problem (e.g. 8) or seconds (e.g. 30s), or 'off' (" +
                                 e.what() + ")");
   }
-  for_each_enabled_space([&](auto space) {
-    using Space = decltype(space);
+  for_each_enabled_space_type([&](auto tag) {  // Kokkos may not run yet
+    using Space = typename decltype(tag)::type;
     set_first_use_tuner(Space::name(), [settings, asked](const Problem& problem) {
       return tune_on_first_use<Space>(problem, settings, asked);
     });

@@ -16,17 +16,30 @@ inline void pin_openmp_threads_unless_set() {
   setenv("OMP_PLACES", "threads", /*overwrite=*/0);
 }
 
+// A space as a type, for what must not make an instance: Kokkos 4 refuses one before it starts.
+template <class Space>
+struct SpaceTag {
+  using type = Space;
+};
+
+// Calls f(SpaceTag<Space>()) for each space this build of Kokkos enables.
 template <class F>
-void for_each_enabled_space(F&& f) {
+void for_each_enabled_space_type(F&& f) {
 #if defined(KOKKOS_ENABLE_SERIAL)
-  f(Kokkos::Serial());
+  f(SpaceTag<Kokkos::Serial>());
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
-  f(Kokkos::OpenMP());
+  f(SpaceTag<Kokkos::OpenMP>());
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
-  f(Kokkos::Cuda());
+  f(SpaceTag<Kokkos::Cuda>());
 #endif
+}
+
+// Calls f with a default instance of each enabled space; Kokkos must be running.
+template <class F>
+void for_each_enabled_space(F&& f) {
+  for_each_enabled_space_type([&](auto tag) { f(typename decltype(tag)::type()); });
 }
 
 // "serial", "openmp", "cuda" (any case) -> the space, passed to f. Throws naming the spaces

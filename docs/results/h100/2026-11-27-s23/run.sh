@@ -7,7 +7,9 @@
 # against torch.matmul, and the course notebook as a script (its GPU cells).
 # Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh
 set -uo pipefail
-out=${OUT:-/tmp/out}; mkdir -p "$out"
+# Everything lands in one folder, packed into $OUT/s23.tar.xz at the end (the device tool returns
+# a handful of files).
+out=/tmp/s23; mkdir -p "$out"
 pack=$PWD/.device/h100
 "$pack/unpack.sh" > /dev/null
 export LD_LIBRARY_PATH=$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -33,13 +35,40 @@ timeout 400 "$pack/bin/test_gemm" --gtest_filter='*Cuda*:TeamScratch*' --gtest_b
 echo "test_gemm rc=$? $(tail -1 "$out/test_gemm.log")"; grep -h 'FAILED  \]\|Failure' "$out/test_gemm.log" | head -20
 timeout 100 "$pack/bin/test_api" --gtest_brief=1 > "$out/test_api.log" 2>&1
 echo "test_api rc=$? $(tail -1 "$out/test_api.log")"
+if [ -x "$pack/bin/test_store" ]; then
+  timeout 300 "$pack/bin/test_store" --gtest_filter='*Cuda*:TunedConfigs*:DispatchTest.*' --gtest_brief=1 > "$out/test_store.log" 2>&1
+  echo "test_store rc=$? $(tail -1 "$out/test_store.log")"; grep -h 'FAILED  \]\|Failure' "$out/test_store.log" | head -10
+fi
+
+echo "=== KGEMM_TUNE: a shape tuned on its first call, then served from the store (kgemm-run)"
+rm -f /tmp/first-use.yaml
+for run in 1 2; do
+  KGEMM_TUNE=8 KGEMM_CONFIG_FILE=/tmp/first-use.yaml "$pack/bin/kgemm-run" --space cuda --shape 3136x64x576,1x1x1 2>&1 |
+    grep -E "on first use|tuned configs|^[0-9] " | tee -a "$out/first-use.txt"
+done
 
 echo "=== pytest"
-timeout 400 python3 -m pytest -q -p no:cacheprovider python/tests > "$out/pytest.txt" 2>&1; echo "pytest rc=$?"; tail -25 "$out/pytest.txt"
+timeout 400 python3 -m pytest -q -p no:cacheprovider python/tests > "$out/pytest.txt" 2>&1; echo "pytest rc=$?"
+grep -E "^(FAILED|ERROR)|passed|failed|^E  " "$out/pytest.txt" | head -30
 
 echo "=== per-call overhead from Python"
 python3 benchmarks/python_overhead.py --device cuda 2>&1 | tee "$out/overhead-cuda.md"
 
+if [ -f .device/cublas_peer.cu ]; then
+  echo "=== kgemm (the device's store) beside cuBLAS' default and cuBLASLt best, ResNet-50 batch 128 and 1"
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I tuner -I kernels -o /tmp/cublas_peer .device/cublas_peer.cu \
+      -lcublasLt -lcublas > "$out/cublas_build.log" 2>&1 || tail -5 "$out/cublas_build.log"
+  : > /tmp/shapes.csv
+  for b in 128 1; do
+    "$pack/bin/kgemm-run" --list-shapes --batch $b | { [ -s /tmp/shapes.csv ] && tail -n +2 || cat; } >> /tmp/shapes.csv
+    "$pack/bin/kgemm-run" --space cuda --batch $b --dtype fp32,fp16 > "$out/kgemm-b$b.txt" 2>&1
+    grep -E "^tuned configs|geometric" "$out/kgemm-b$b.txt"
+  done
+  timeout 300 /tmp/cublas_peer --shapes /tmp/shapes.csv --dtype fp32,fp16 --kgemm-inputs --out "$out/cublas.json" > "$out/cublas.log" 2>&1
+  echo "cublas rc=$?"; grep -i geometric "$out/cublas.log" | head -12
+fi
+
 echo "=== the course notebook as a script"
 [ -f .device/kgemm_resnet18.py ] && (cd /tmp && timeout 300 python3 "$OLDPWD/.device/kgemm_resnet18.py" 2>&1 | tail -40) | tee "$out/notebook.txt"
+tar -C /tmp -cJf "${OUT:-/tmp}/s23.tar.xz" s23
 exit 0
