@@ -6,7 +6,8 @@ device's finish. On a 1x1x1 product the time is all overhead; the ResNet-50 batc
 it against real work.
 
 Usage: benchmarks/python_overhead.py [--device cpu|cuda] [--calls N] [--repeats R]
-Prints a Markdown table: per shape, the median over R rounds of N calls each.
+Prints a Markdown table: per shape, the median over R rounds of N calls each, the three timed
+rounds interleaved.
 """
 import argparse
 import statistics
@@ -17,17 +18,21 @@ import numpy as np
 import kgemm
 
 
-def per_call_us(run, sync, calls, repeats):
-    run()
+def per_call_us(runs, sync, calls, repeats):
+    """Median microseconds per call of each of `runs`, their rounds interleaved (one round of each
+    in turn), so that a machine's drift falls on all of them alike."""
+    for run in runs:
+        run()
     sync()
-    rounds = []
+    rounds = [[] for _ in runs]
     for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            run()
-        sync()
-        rounds.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(rounds)
+        for run, times in zip(runs, rounds):
+            start = time.perf_counter()
+            for _ in range(calls):
+                run()
+            sync()
+            times.append((time.perf_counter() - start) / calls * 1e6)
+    return [statistics.median(times) for times in rounds]
 
 
 def main():
@@ -60,14 +65,18 @@ def main():
     for name, m, n, k in shapes:
         a, b, c = arrays(m, n, k)
         calls = args.calls if m * n * k < 1e6 else max(20, args.calls // 20)
-        ours = per_call_us(lambda: kgemm.gemm(a, b, c), sync, calls, args.repeats)
         # The module's call alone, its arguments ready (the stream looked up once): what the
         # package's Python adds is the difference.
         stream = kgemm._stream(c)
-        compiled = per_call_us(lambda: kgemm._kgemm.gemm(a, b, c, 1.0, 0.0, False, False, False, "", "float32", stream),
-                               sync, calls, args.repeats)
-        theirs = per_call_us(lambda: peer(a, b, c), sync, calls, args.repeats)
+        ours, compiled, theirs = per_call_us(
+            [lambda: kgemm.gemm(a, b, c),
+             lambda: kgemm._kgemm.gemm(a, b, c, 1.0, 0.0, False, False, False, "", "float32", stream),
+             lambda: peer(a, b, c)], sync, calls, args.repeats)
         print(f"| {name} | {m}x{n}x{k} | {ours:.1f} | {compiled:.1f} | {theirs:.1f} | {ours - theirs:+.1f} |")
+    if hasattr(a, "__dlpack__"):
+        # One array's DLPack export (what the module's import of each operand starts with).
+        export, = per_call_us([lambda: a.__dlpack__()], lambda: None, args.calls, args.repeats)
+        print(f"\nDLPack export of one operand (a.__dlpack__()): {export:.1f} us")
 
 
 if __name__ == "__main__":

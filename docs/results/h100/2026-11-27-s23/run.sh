@@ -5,7 +5,8 @@
 # .device/h100; the module is compiled there over it with the machine's Python 3.12 and nanobind.
 # Then: the C++ suites on the GPU, the pytest suite (CPU and GPU tests), the per-call overhead
 # against torch.matmul, and the course notebook as a script (its GPU cells).
-# Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh
+# Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh [overhead]
+#   overhead: the module and the per-call overhead only
 set -uo pipefail
 # Everything lands in one folder, packed into $OUT/s23.tar.xz at the end (the device tool returns
 # a handful of files).
@@ -29,6 +30,12 @@ cp configs/*.yaml "$pkg/configs/"
 export PYTHONPATH=/tmp/kgemm-pkg
 echo "module built in $(( $(date +%s) - t0 )) s"
 python3 -c 'import kgemm; print(kgemm.spaces()); print(kgemm.device("cuda"))' 2>&1 | tee "$out/device.txt"
+
+if [ "${1:-}" = overhead ]; then
+  for round in 1 2; do python3 benchmarks/python_overhead.py --device cuda --repeats 9 2>&1 | tee -a "$out/overhead-cuda.md"; done
+  tar -C /tmp -cJf "${OUT:-/tmp}/s23.tar.xz" s23
+  exit 0
+fi
 
 echo "=== C++ suites on the GPU"
 timeout 400 "$pack/bin/test_gemm" --gtest_filter='*Cuda*:TeamScratch*' --gtest_brief=1 > "$out/test_gemm.log" 2>&1
