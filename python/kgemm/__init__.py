@@ -118,14 +118,28 @@ def _check_autograd(fn, arrays):
                              f"pass {role}.detach() to multiply its values")
 
 
+def _torch_described(x):
+    """A torch tensor as the module reads it without DLPack, whose export (torch's __dlpack__)
+    costs a few microseconds per operand: pointer, dtype name, on CUDA, device, shape, strides."""
+    return x.data_ptr(), str(x.dtype)[6:], x.is_cuda, x.get_device() if x.is_cuda else 0, x.shape, x.stride()
+
+
+def _operands(a, b, c):
+    """The three operands as the module takes them, and whether they come described."""
+    if _library(a) == "torch" and _library(b) == "torch" and _library(c) == "torch":
+        return _torch_described(a), _torch_described(b), _torch_described(c), True
+    return a, b, c, False
+
+
 def _call(fn, batched, a, b, c, alpha, beta, trans_a, trans_b, config, accumulate, run):
     _check_autograd(fn, (("a", a), ("b", b)) if c is None else (("a", a), ("b", b), ("c", c)))
     if c is None:
         if beta != 0:
             raise ValueError(f"{fn}: beta={beta} scales c, and no c was given")
         c = _result(fn, a, b, trans_a, trans_b, batched)
-    run(a, b, c, float(alpha), float(beta), bool(trans_a), bool(trans_b), batched, config or "", accumulate,
-        _stream(c))
+    *operands, described = _operands(a, b, c)
+    run(*operands, float(alpha), float(beta), bool(trans_a), bool(trans_b), batched, config or "", accumulate,
+        _stream(c), described)
     return c
 
 
@@ -157,8 +171,9 @@ def explain(a, b, c=None, *, batched=False, alpha=1.0, beta=0.0, trans_a=False, 
     fn = "kgemm.explain"
     if c is None:
         c = _result(fn, a, b, trans_a, trans_b, batched)
-    return _kgemm.explain(a, b, c, float(alpha), float(beta), bool(trans_a), bool(trans_b), batched, config or "",
-                          accumulate, _stream(c))
+    *operands, described = _operands(a, b, c)
+    return _kgemm.explain(*operands, float(alpha), float(beta), bool(trans_a), bool(trans_b), batched, config or "",
+                          accumulate, _stream(c), described)
 
 
 def problem_key(m, n, k, batch=1, dtype="float32", kernel="gemm", trans_a=False, trans_b=False):

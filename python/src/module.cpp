@@ -1,5 +1,6 @@
-// kgemm._kgemm: the Python module. Arrays arrive as nanobind reads them (DLPack from CuPy and
-// torch, the buffer protocol or DLPack from NumPy), never copied; arrays.hpp does the rest.
+// kgemm._kgemm: the Python module. Arrays arrive as nanobind reads them (DLPack from CuPy, the
+// buffer protocol or DLPack from NumPy) or, torch tensors, described by the package (pointer,
+// shape, strides), never copied; arrays.hpp does the rest.
 // Refusals raise ValueError (std::invalid_argument) or TypeError (not an array at all).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -72,10 +73,37 @@ Array array_of(const char* fn, const char* role, nb::handle h, bool write) {
   return out;
 }
 
+// An array the package described itself, (pointer, dtype name, on CUDA, device id, shape,
+// strides in elements): torch tensors, whose DLPack export costs microseconds a call.
+Array described_array(const char* fn, const char* role, nb::handle h) {
+  const auto t = nb::borrow<nb::tuple>(h);
+  const auto shape = nb::borrow<nb::tuple>(t[4]), strides = nb::borrow<nb::tuple>(t[5]);
+  Array out;
+  out.role = role;
+  out.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(t[0]));
+  out.dtype = nb::cast<std::string>(t[1]);
+  out.device = nb::cast<bool>(t[2]) ? Device::Cuda : Device::Host;
+  out.device_id = nb::cast<int>(t[3]);
+  out.ndim = int(nb::len(shape));
+  if (out.ndim > 3)
+    throw nb::value_error((std::string(fn) + ": " + role + " has " + std::to_string(out.ndim) +
+                           " dimensions; kgemm takes matrices and (batch, rows, cols) batches")
+                              .c_str());
+  for (int d = 0; d < out.ndim; ++d) {
+    out.shape[d] = nb::cast<std::int64_t>(shape[d]);
+    out.strides[d] = nb::cast<std::int64_t>(strides[d]);
+  }
+  return out;
+}
+
+// `described`: a, b and c come as described_array's tuples, else as arrays.
 GemmCall call_of(const char* fn, nb::handle a, nb::handle b, nb::handle c, float alpha, float beta, bool trans_a,
                  bool trans_b, bool batched, const std::string& config, const std::string& accumulate,
-                 std::uintptr_t stream) {
-  return GemmCall{array_of(fn, "a", a, false), array_of(fn, "b", b, false), array_of(fn, "c", c, true),
+                 std::uintptr_t stream, bool described) {
+  const auto operand = [&](const char* role, nb::handle h, bool write) {
+    return described ? described_array(fn, role, h) : array_of(fn, role, h, write);
+  };
+  return GemmCall{operand("a", a, false), operand("b", b, false), operand("c", c, true),
                   trans_a, trans_b, alpha, beta, batched, config, accumulate, stream};
 }
 
@@ -103,18 +131,19 @@ NB_MODULE(_kgemm, m) {
 
   m.def("gemm",
         [](nb::handle a, nb::handle b, nb::handle c, float alpha, float beta, bool trans_a, bool trans_b, bool batched,
-           const std::string& config, const std::string& accumulate, std::uintptr_t stream) {
+           const std::string& config, const std::string& accumulate, std::uintptr_t stream, bool described) {
           const char* fn = batched ? "kgemm.batched_gemm" : "kgemm.gemm";
-          const GemmCall call = call_of(fn, a, b, c, alpha, beta, trans_a, trans_b, batched, config, accumulate, stream);
+          const GemmCall call =
+              call_of(fn, a, b, c, alpha, beta, trans_a, trans_b, batched, config, accumulate, stream, described);
           nb::gil_scoped_release unlocked;
           gemm(call);
         });
 
   m.def("explain",
         [](nb::handle a, nb::handle b, nb::handle c, float alpha, float beta, bool trans_a, bool trans_b, bool batched,
-           const std::string& config, const std::string& accumulate, std::uintptr_t stream) {
+           const std::string& config, const std::string& accumulate, std::uintptr_t stream, bool described) {
           const Explanation e = explain(call_of("kgemm.explain", a, b, c, alpha, beta, trans_a, trans_b, batched,
-                                                config, accumulate, stream));
+                                                config, accumulate, stream, described));
           nb::dict out = dict_of({{"space", nb::cast(e.space)}, {"device", nb::cast(e.device)},
                                   {"problem", nb::cast(e.problem)}, {"config", nb::cast(e.config)},
                                   {"source", nb::cast(e.source)}, {"store", nb::cast(e.store)}});
