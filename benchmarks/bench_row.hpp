@@ -1,7 +1,7 @@
 #pragma once
 // One benchmark row: its six-field name (RESULTS_SCHEMA.md), the problem counters every row
 // carries, its registration with the settings all rows share, and running the registered rows.
-// No Kokkos here: the peers that run in processes of their own (openblas_peer.cpp) use it too.
+// No Kokkos here: the peers that run in processes of their own (cblas_peer.cpp) use it too.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -13,7 +13,7 @@ namespace kgemm_bench {
 
 struct Row {
   std::string op;     // gemm | batched
-  std::string impl;   // kgemm | kgemm-default | openblas | kokkosblas | kkbatched
+  std::string impl;   // kgemm | kgemm-default | openblas | mkl | blis | kokkosblas | kkbatched
   std::string space;  // serial | openmp | cuda
   std::string dtype;  // fp32 | fp16
   std::string set;    // resnet50_i224_b1 | squares

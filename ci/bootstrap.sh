@@ -4,13 +4,16 @@
 #   2. Kokkos + Kokkos Kernels, unless you already have one (Kokkos_ROOT set): the 3.4.01
 #      releases carried by Debian's `trilinos` 13.2 source package, built into .cache/ as
 #      position-independent code, which the Python module (a shared object) links.
-# Usage: ci/bootstrap.sh [--cuda] [--cuda12] [--fuzz]
+# Usage: ci/bootstrap.sh [--cuda] [--cuda12] [--fuzz] [--peers]
 #   --cuda    also Debian's CUDA 11.8 toolkit + g++-11, and a Kokkos 3.4.01 built for CUDA
 #             (Ampere, sm_80): enough to compile and link kgemm's CUDA space.
 #   --cuda12  also a CUDA 12.4.1 toolkit tree in .cache/cuda-12.4 (ci/cuda12_toolkit.sh), for
 #             Hopper's sm_90a instructions; g++-12 is its host compiler. Nothing is built with it.
 #   --fuzz    also clang-16 with libFuzzer and the sanitizer runtimes (preset fuzz; clang-14 has
 #             no _Float16 on x86), its OpenMP headers and llvm-symbolizer.
+#   --peers   also the benchmarks' host peers beside OpenBLAS: BLIS (Debian's libblis-dev) and
+#             Intel MKL (PyPI's mkl-devel + mkl-include, pip-installed into .cache/peers, where
+#             cmake/KgemmHostPeers.cmake looks; about 1 GB). Never needed to build or test kgemm.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,12 +22,15 @@ jobs=${KGEMM_JOBS:-$(nproc)}
 want_cuda=0
 want_cuda12=0
 want_fuzz=0
+want_peers=0
+mkl_version=2026.2.0
 for arg in "$@"; do
   case "$arg" in
     --cuda) want_cuda=1 ;;
     --cuda12) want_cuda12=1 ;;
     --fuzz) want_fuzz=1 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --peers) want_peers=1 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -46,6 +52,8 @@ packages=(cmake make g++ pkg-config libyaml-cpp-dev libbenchmark-dev libgtest-de
 [ $want_cuda12 -eq 1 ] && packages+=(g++-12)
 [ $want_cuda12 -eq 1 ] && ! python3 -m pip --version > /dev/null 2>&1 && packages+=(python3-pip)
 [ $want_fuzz -eq 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
+[ $want_peers -eq 1 ] && packages+=(libblis-dev)
+[ $want_peers -eq 1 ] && ! python3 -m pip --version > /dev/null 2>&1 && packages+=(python3-pip)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
@@ -94,6 +102,19 @@ fi
 if [ $want_cuda12 -eq 1 ]; then
   step="CUDA 12.4.1 toolkit tree"
   "$repo/ci/cuda12_toolkit.sh" "$cache/cuda-12.4"
+fi
+
+if [ $want_peers -eq 1 ]; then
+  step="MKL $mkl_version from PyPI into $cache/peers"
+  if [ -f "$cache/peers/.complete-$mkl_version" ]; then
+    say "reusing $cache/peers (MKL $mkl_version)"
+  else
+    say "pip install --prefix $cache/peers mkl-devel==$mkl_version mkl-include==$mkl_version (about 1 GB)"
+    rm -rf "$cache/peers"
+    logged "$cache/logs/peers.log" python3 -m pip install -q --disable-pip-version-check --no-compile --ignore-installed \
+        --prefix "$cache/peers" "mkl-devel==$mkl_version" "mkl-include==$mkl_version"
+    touch "$cache/peers/.complete-$mkl_version"
+  fi
 fi
 
 # --- 2. Kokkos + Kokkos Kernels -----------------------------------------------------------

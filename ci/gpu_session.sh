@@ -94,6 +94,6 @@ if has peer; then
   done
   "$out/cublas_peer" --shapes "$out/shapes.csv" --dtype fp32,fp16 --squares 8,16,32,64 --batched-shapes --kgemm-inputs \
       --out "$out/cublas.json" > "$out/cublas.log" 2>&1
-  echo "cublas rc=$? $(grep -i geometric "$out/cublas.log" | head -4 | tr '\n' ' ')"
+  echo "cublas rc=$? $(grep -i geometric "$out/cublas.log" | head -12 | tr '\n' ' ')"
 fi
 log done

@@ -1,8 +1,9 @@
-// cublas_peer: the cuBLAS reference for kgemm's GPU benchmarks. Standalone (CUDA runtime, cuBLAS
-// and the C++ standard library only) so that it builds with whatever nvcc the GPU machine has:
+// cublas_peer: the cuBLAS references for kgemm's GPU benchmarks. Standalone (CUDA runtime, cuBLAS,
+// cuBLASLt and the C++ standard library only) so that it builds with whatever nvcc the GPU machine has:
 //
-//   ./build.sh [OUTPUT]      # nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o OUTPUT cublas_peer.cu -lcublas
+//   ./build.sh [OUTPUT]      # nvcc -O3 -std=c++17 -gencode=arch=compute_90,code=sm_90 -o OUTPUT cublas_peer.cu -lcublasLt -lcublas
 //   ./cublas_peer --shapes shapes.csv [--dtype fp32,fp16] [--squares 8,16,32,64] [--batched-shapes]
+//                 [--impls cublas,cublaslt,cublaslt-tf32] [--lt-candidates 16]
 //                 [--kgemm-inputs] [--reps 50] [--warmup 5] [--out results.json]
 //
 // shapes.csv has the header `set,layer,m,n,k`, one GEMM per row (m already multiplied by the batch).
@@ -11,17 +12,27 @@
 //   batched --squares n: 2^24/n^2 independent n x n x n products (strided, each its own A, B, C);
 //           --batched-shapes: each CSV row as batch = the set's _b<batch> suffix products of
 //           M = m/batch rows sharing one B (B stride 0).
-// fp32 is cublasSgemm in CUBLAS_DEFAULT_MATH: true fp32 FMA, TF32 tensor cores stay OFF.
-// fp16 is cublasGemmEx with fp16 storage and CUBLAS_COMPUTE_32F (tensor cores, fp32 accumulation).
+// Each problem runs as up to three impls (rows <op>/<impl>/cuda/...):
+//   cublas         cuBLAS' default heuristic, one algorithm per call: fp32 is cublasSgemm in
+//                  CUBLAS_DEFAULT_MATH (true fp32 FMA, TF32 tensor cores OFF); fp16 is cublasGemmEx
+//                  with fp16 storage and CUBLAS_COMPUTE_32F (tensor cores, fp32 accumulation).
+//   cublaslt       "cuBLASLt best": cublasLtMatmul in the same arithmetic (CUBLAS_COMPUTE_32F), with
+//                  the --lt-candidates algorithms its heuristic ranks first each timed on the problem's
+//                  own operands and the fastest kept, as NVIDIA's LtSgemmSimpleAutoTuning sample does;
+//                  lt_algorithm names the one kept, lt_rank its place in the heuristic's order (0:
+//                  the heuristic's own choice was fastest), lt_heuristic_us the time of that first one.
+//   cublaslt-tf32  fp32 only: the same search in CUBLAS_COMPUTE_32F_FAST_TF32 (inputs rounded to
+//                  TF32 on tensor cores), less accurate than fp32: a column beside, never the best peer.
 //
-// Every problem is checked once against an fp64 host dot product on sampled elements (exit 1 on a
-// mismatch). With --kgemm-inputs the GEMMs multiply the operands kgemm-run multiplies for the same
+// Every impl is checked once on every problem against fp64 host dot products on sampled elements
+// (exit 1 on a mismatch; TF32's bound is TF32's). With --kgemm-inputs the GEMMs multiply the operands kgemm-run multiplies for the same
 // row of its --list-shapes (kgemm's fill hash, seeds 2i + 1 and 2i + 2 for the set's i-th layer)
 // and report max |C - C_fp64| / max |C_fp64| over the rows kgemm-run checks: both errors on the
 // same inputs (the headers it takes from kgemm need no Kokkos). Then each problem is timed: the median of `reps` CUDA-event-bracketed calls, each queued behind an
 // untimed one (real_time), of host time for a call to return (launch_us) and to complete
 // (call_us), and of 5 pageable-memory transfers of A and B up and C down (transfer_us). Results
 // go to stdout and, with --out, to Google Benchmark JSON as benchmarks/RESULTS_SCHEMA.md specifies.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -37,9 +48,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kgemm/tuner/hashed_reference.hpp"
@@ -52,6 +66,9 @@ constexpr size_t kCopyAlignElems = 128;  // copies start on 256-byte boundaries,
 constexpr int kCheckSamples = 256;
 constexpr int kTransferTrials = 5;
 constexpr int kSquaresElems = 1 << 24;  // --squares: batch * n^2 per operand
+constexpr int kLtSelectReps = 10;         // timed calls per cuBLASLt candidate while choosing
+constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;  // NVIDIA's recommendation for Hopper
+const char* const kImpls[] = {"cublas", "cublaslt", "cublaslt-tf32"};
 
 [[noreturn]] void fail(const std::string& message) {
   std::fflush(stdout);
@@ -79,8 +96,9 @@ void check_cublas(cublasStatus_t status, const char* call, const char* file, int
 
 struct Options {
   std::string shapes_path, out_path;
-  std::vector<std::string> dtypes;
+  std::vector<std::string> dtypes, impls;
   std::vector<int> squares;
+  int lt_candidates = 16;
   bool batched_shapes = false;
   bool kgemm_inputs = false;
   int reps = 50, warmup = 5;
@@ -91,6 +109,8 @@ const char* kUsage = R"(usage: cublas_peer [options]
   --dtype LIST       fp32 and/or fp16, comma list or repeated      (default: fp32,fp16)
   --squares LIST     batched n x n x n products, batch = 2^24/n^2 (e.g. 8,16,32,64)
   --batched-shapes   also run each CSV row as batch (from the set's _b<batch>) products of m/batch rows, one shared B
+  --impls LIST       cublas, cublaslt and/or cublaslt-tf32 (fp32 only)  (default: all three)
+  --lt-candidates N  cuBLASLt algorithms to time per problem, the heuristic's first N  (default: 16)
   --kgemm-inputs     the CSV's GEMMs multiply kgemm-run's operands for the same rows and report their
                      max relative error against fp64 on kgemm-run's checked rows (column err)
   --reps N           timed calls per problem, median               (default: 50)
@@ -125,7 +145,7 @@ int parse_int(const std::string& text, const std::string& what, int min_value) {
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  std::vector<std::string> dtype_texts, square_texts;
+  std::vector<std::string> dtype_texts, square_texts, impl_texts;
   for (int i = 1; i < argc; ++i) {
     std::string name = argv[i], value;
     const size_t eq = name.find('=');
@@ -147,7 +167,7 @@ Options parse_options(int argc, char** argv) {
       continue;
     }
     if (name != "--shapes" && name != "--dtype" && name != "--squares" && name != "--reps" && name != "--warmup" &&
-        name != "--out")
+        name != "--out" && name != "--impls" && name != "--lt-candidates")
       fail("unknown argument '" + name + "' (see --help)");
     if (!inline_value) {
       if (i + 1 >= argc) fail("option " + name + " needs a value");
@@ -159,7 +179,18 @@ Options parse_options(int argc, char** argv) {
     if (name == "--squares") square_texts.push_back(value);
     if (name == "--reps") options.reps = parse_int(value, "--reps", 1);
     if (name == "--warmup") options.warmup = parse_int(value, "--warmup", 0);
+    if (name == "--impls") impl_texts.push_back(value);
+    if (name == "--lt-candidates") options.lt_candidates = parse_int(value, "--lt-candidates", 1);
   }
+  if (impl_texts.empty()) impl_texts.push_back("cublas,cublaslt,cublaslt-tf32");
+  for (const std::string& text : impl_texts)
+    for (const std::string& item : split(text, ',')) {
+      const std::string impl = trim(item);
+      if (std::find(std::begin(kImpls), std::end(kImpls), impl) == std::end(kImpls))
+        fail("--impls: '" + impl + "' is none of cublas, cublaslt, cublaslt-tf32");
+      if (std::find(options.impls.begin(), options.impls.end(), impl) == options.impls.end())
+        options.impls.push_back(impl);
+    }
   if (dtype_texts.empty()) dtype_texts.push_back("fp32,fp16");
   for (const std::string& text : dtype_texts)
     for (const std::string& item : split(text, ',')) {
@@ -192,9 +223,9 @@ struct Problem {
   size_t c_elems() const { return static_cast<size_t>(batch) * c_stride(); }
   double flops() const { return 2.0 * m * n * k * batch; }
 
-  std::string name(const std::string& dtype) const {
-    return std::string(batched ? "batched" : "gemm") + "/cublas/cuda/" + dtype + "/" + set + "/m" + std::to_string(m) +
-           "_n" + std::to_string(n) + "_k" + std::to_string(k);
+  std::string name(const std::string& impl, const std::string& dtype) const {
+    return std::string(batched ? "batched" : "gemm") + "/" + impl + "/cuda/" + dtype + "/" + set + "/m" +
+           std::to_string(m) + "_n" + std::to_string(n) + "_k" + std::to_string(k);
   }
 };
 
@@ -376,11 +407,90 @@ void gemm(cublasHandle_t handle, const Problem& p, const __half* a, const __half
                               CUDA_R_16F, p.k, &beta, c, CUDA_R_16F, p.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-// Compares sampled elements of C (always including the first and the last) with fp64 dot products;
-// the error bound scales with sum |a||b|, the size of the rounding errors of any summation order.
+// cuBLASLt: the same column-major N x M problem (B first) as one cublasLtMatmul, a strided batch
+// where the problem has one (a B stride of 0 broadcasts the shared B), with an algorithm the
+// caller picks from the heuristic's candidates.
 template <class T>
-void check_result(const Problem& p, const std::string& name, const std::vector<T>& a, const std::vector<T>& b,
-                  const std::vector<T>& c) {
+class LtMatmul {
+ public:
+  LtMatmul(const Problem& p, cublasComputeType_t compute) {
+    const cudaDataType_t type = std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16F;
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, compute, CUDA_R_32F));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, type, p.n, p.k, p.n));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, type, p.k, p.m, p.k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_layout_, type, p.n, p.m, p.n));
+    if (p.batched) {
+      const int32_t batch = p.batch;
+      const int64_t strides[] = {p.b_stride(), p.a_stride(), p.c_stride()};
+      const cublasLtMatrixLayout_t layouts[] = {b_layout_, a_layout_, c_layout_};
+      for (int i = 0; i < 3; ++i) {
+        CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                                                      sizeof batch));
+        CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                      &strides[i], sizeof strides[i]));
+      }
+    }
+  }
+  ~LtMatmul() {
+    cublasLtMatrixLayoutDestroy(c_layout_);
+    cublasLtMatrixLayoutDestroy(a_layout_);
+    cublasLtMatrixLayoutDestroy(b_layout_);
+    cublasLtMatmulDescDestroy(desc_);
+  }
+  LtMatmul(const LtMatmul&) = delete;
+  LtMatmul& operator=(const LtMatmul&) = delete;
+
+  // The heuristic's first `count` algorithms that fit the workspace, best estimate first.
+  std::vector<cublasLtMatmulAlgo_t> candidates(cublasLtHandle_t lt, int count) const {
+    cublasLtMatmulPreference_t preference = nullptr;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
+    const size_t workspace = kLtWorkspaceBytes;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                      sizeof workspace));
+    std::vector<cublasLtMatmulHeuristicResult_t> results(count);
+    int returned = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(lt, desc_, b_layout_, a_layout_, c_layout_, c_layout_,
+                                                                 preference, count, results.data(), &returned);
+    cublasLtMatmulPreferenceDestroy(preference);
+    std::vector<cublasLtMatmulAlgo_t> algos;
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED) return algos;
+    CUBLAS_CHECK(status);
+    for (int i = 0; i < returned; ++i)
+      if (results[i].state == CUBLAS_STATUS_SUCCESS && results[i].workspaceSize <= workspace)
+        algos.push_back(results[i].algo);
+    return algos;
+  }
+
+  cublasStatus_t run(cublasLtHandle_t lt, const cublasLtMatmulAlgo_t& algo, const T* a, const T* b, T* c,
+                     void* workspace) const {
+    const float alpha = 1, beta = 0;
+    return cublasLtMatmul(lt, desc_, &alpha, b, b_layout_, a, a_layout_, &beta, c, c_layout_, c, c_layout_, &algo,
+                          workspace, kLtWorkspaceBytes, 0);
+  }
+
+ private:
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, c_layout_ = nullptr;
+};
+
+// "algo 21 tile 18 stages 8 splitK 1": what the label says of a cuBLASLt algorithm.
+std::string describe(const cublasLtMatmulAlgo_t& algo) {
+  int32_t id = 0, split_k = 1;
+  uint32_t tile = 0, stages = 0;
+  size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &written);
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split_k, sizeof split_k, &written);
+  return "algo " + std::to_string(id) + " tile " + std::to_string(tile) + " stages " + std::to_string(stages) +
+         " splitK " + std::to_string(split_k);
+}
+
+// Compares sampled elements of C (always including the first and the last) with fp64 dot products;
+// the error bound, `tolerance` x sum |a||b|, scales with the rounding errors of any summation order.
+template <class T>
+void check_result(const Problem& p, const std::string& name, double tolerance, const std::vector<T>& a,
+                  const std::vector<T>& b, const std::vector<T>& c) {
   uint64_t state = 0x5eed;
   for (int sample = 0; sample < kCheckSamples; ++sample) {
     size_t product = 0, row = 0, col = 0;
@@ -404,11 +514,11 @@ void check_result(const Problem& p, const std::string& name, const std::vector<T
     }
     const double result = Storage<T>::to_double(c[product * p.c_stride() + row * p.n + col]);
     const double error = std::fabs(result - reference);
-    if (!(error <= Storage<T>::tolerance * magnitude)) {  // also catches NaN: an element left unwritten
+    if (!(error <= tolerance * magnitude)) {  // also catches NaN: an element left unwritten
       char detail[256];
       std::snprintf(detail, sizeof detail,
                     "C[%zu][%zu][%zu] = %.9g, fp64 reference %.9g: error %.3g > %g * sum|a||b| = %.3g", product, row,
-                    col, result, reference, error, Storage<T>::tolerance, Storage<T>::tolerance * magnitude);
+                    col, result, reference, error, tolerance, tolerance * magnitude);
       fail("wrong result for " + name + " (" + p.layer + ", M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
            " K=" + std::to_string(p.k) + " batch=" + std::to_string(p.batch) + "): " + detail);
     }
@@ -422,6 +532,9 @@ struct Measurement {
   double kernel_us = 0, launch_us = 0, call_us = 0, transfer_us = 0;
   int copies = 0;
   double max_rel_err = std::nan("");  // measured with --kgemm-inputs
+  std::string algorithm;              // cuBLASLt: the algorithm kept
+  int lt_candidates = 0, lt_rank = -1;
+  double lt_heuristic_us = std::nan("");
 };
 
 // kgemm-run's inputs for layer `index` of a set: A (seed 2 index + 1), B (2 index + 2), row-major.
@@ -482,37 +595,61 @@ double kernel_median_us(Call&& call, int reps) {
   return median(us);
 }
 
+// One problem's inputs in one dtype, on the host (for the checks) and as rotating device copies,
+// made once and multiplied by every impl.
 template <class T>
-Measurement measure(cublasHandle_t handle, const Problem& p, const std::string& name, uint64_t seed,
-                    const Options& options) {
-  const bool kgemm_inputs = options.kgemm_inputs && !p.batched;
-  const uint64_t seed_a = kgemm_inputs ? 2 * p.index_in_set + 1 : 2 * seed + 1;
-  const uint64_t seed_b = kgemm_inputs ? 2 * p.index_in_set + 2 : 2 * seed + 2;
-  const std::vector<T> host_a = kgemm_inputs ? kgemm_values<T>(p.a_elems(), seed_a) : random_values<T>(p.a_elems(), seed_a);
-  const std::vector<T> host_b = kgemm_inputs ? kgemm_values<T>(p.b_elems(), seed_b) : random_values<T>(p.b_elems(), seed_b);
-  std::vector<T> host_c(p.c_elems());
-  RotatingOperands<T> operands(p, RotatingOperands<T>::copies_for(p));
-  CUDA_CHECK(cudaMemcpy(operands.a(0), host_a.data(), host_a.size() * sizeof(T), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(operands.b(0), host_b.data(), host_b.size() * sizeof(T), cudaMemcpyHostToDevice));
-  for (int copy = 1; copy < operands.copies(); ++copy) {
-    CUDA_CHECK(cudaMemcpy(operands.a(copy), operands.a(0), host_a.size() * sizeof(T), cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpy(operands.b(copy), operands.b(0), host_b.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+struct ProblemData {
+  ProblemData(const Problem& p, uint64_t seed, bool use_kgemm_inputs)
+      : kgemm_inputs(use_kgemm_inputs && !p.batched),
+        seed_a(kgemm_inputs ? 2 * p.index_in_set + 1 : 2 * seed + 1),
+        seed_b(kgemm_inputs ? 2 * p.index_in_set + 2 : 2 * seed + 2),
+        host_a(kgemm_inputs ? kgemm_values<T>(p.a_elems(), seed_a) : random_values<T>(p.a_elems(), seed_a)),
+        host_b(kgemm_inputs ? kgemm_values<T>(p.b_elems(), seed_b) : random_values<T>(p.b_elems(), seed_b)),
+        operands(p, RotatingOperands<T>::copies_for(p)) {
+    CUDA_CHECK(cudaMemcpy(operands.a(0), host_a.data(), host_a.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(operands.b(0), host_b.data(), host_b.size() * sizeof(T), cudaMemcpyHostToDevice));
+    for (int copy = 1; copy < operands.copies(); ++copy) {
+      CUDA_CHECK(cudaMemcpy(operands.a(copy), operands.a(0), host_a.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+      CUDA_CHECK(cudaMemcpy(operands.b(copy), operands.b(0), host_b.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+    }
   }
 
-  // All-ones bytes are NaN in fp32 and fp16, so an element cuBLAS fails to write cannot pass.
+  const bool kgemm_inputs;
+  const uint64_t seed_a, seed_b;
+  const std::vector<T> host_a, host_b;
+  RotatingOperands<T> operands;
+};
+
+// An impl's call on one copy of the operands, the bound its results are checked with, and what
+// it chose (cuBLASLt).
+template <class T>
+struct Impl {
+  std::function<void(const T* a, const T* b, T* c)> call;
+  double tolerance = Storage<T>::tolerance;
+  Measurement chosen;  // algorithm and lt_* fields; measure() fills in the rest
+};
+
+// Checks the impl once on the problem, then times it: kernel (events), launch and call (host
+// clock), and the transfers of its operands.
+template <class T>
+Measurement measure(const Problem& p, const std::string& name, ProblemData<T>& data, const Impl<T>& impl,
+                    const Options& options) {
+  RotatingOperands<T>& operands = data.operands;
+  std::vector<T> host_c(p.c_elems());
+  // All-ones bytes are NaN in fp32 and fp16, so an element the library fails to write cannot pass.
   CUDA_CHECK(cudaMemset(operands.c(0), 0xff, host_c.size() * sizeof(T)));
-  gemm(handle, p, operands.a(0), operands.b(0), operands.c(0));
+  impl.call(operands.a(0), operands.b(0), operands.c(0));
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaMemcpy(host_c.data(), operands.c(0), host_c.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  check_result(p, name, host_a, host_b, host_c);
-  Measurement result;
-  if (kgemm_inputs) result.max_rel_err = kgemm_max_rel_err(p, seed_a, seed_b, host_c);
+  check_result(p, name, impl.tolerance, data.host_a, data.host_b, host_c);
+  Measurement result = impl.chosen;
+  if (data.kgemm_inputs) result.max_rel_err = kgemm_max_rel_err(p, data.seed_a, data.seed_b, host_c);
 
   int next_copy = 0;
   const auto call = [&] {
     const int copy = next_copy++;
-    gemm(handle, p, operands.a(copy), operands.b(copy), operands.c(copy));
+    impl.call(operands.a(copy), operands.b(copy), operands.c(copy));
   };
   result.copies = operands.copies();
   for (int rep = 0; rep < options.warmup; ++rep) call();
@@ -533,8 +670,8 @@ Measurement measure(cublasHandle_t handle, const Problem& p, const std::string& 
   std::vector<double> transfer_us(kTransferTrials);
   for (double& us : transfer_us) {
     const Clock::time_point start = Clock::now();
-    CUDA_CHECK(cudaMemcpy(operands.a(0), host_a.data(), host_a.size() * sizeof(T), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(operands.b(0), host_b.data(), host_b.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(operands.a(0), data.host_a.data(), data.host_a.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(operands.b(0), data.host_b.data(), data.host_b.size() * sizeof(T), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(host_c.data(), operands.c(0), host_c.size() * sizeof(T), cudaMemcpyDeviceToHost));
     us = microseconds_since(start);
   }
@@ -543,12 +680,66 @@ Measurement measure(cublasHandle_t handle, const Problem& p, const std::string& 
   return result;
 }
 
+struct Handles {
+  cublasHandle_t cublas = nullptr;
+  cublasLtHandle_t lt = nullptr;
+  void* lt_workspace = nullptr;
+};
+
+// cuBLAS' default heuristic.
+template <class T>
+Impl<T> cublas_default(const Handles& handles, const Problem& p) {
+  Impl<T> impl;
+  impl.call = [handle = handles.cublas, p](const T* a, const T* b, T* c) { gemm(handle, p, a, b, c); };
+  return impl;
+}
+
+// "cuBLASLt best": the heuristic's first --lt-candidates algorithms, each timed on the problem's
+// rotating operands (kLtSelectReps queued calls, median), the fastest kept. An algorithm the
+// heuristic offers but cublasLtMatmul refuses is skipped. Empty `call` when none runs.
+template <class T>
+Impl<T> cublaslt_best(const Handles& handles, const Problem& p, ProblemData<T>& data, cublasComputeType_t compute,
+                      const Options& options) {
+  auto matmul = std::make_shared<LtMatmul<T>>(p, compute);
+  const std::vector<cublasLtMatmulAlgo_t> algos = matmul->candidates(handles.lt, options.lt_candidates);
+  Impl<T> impl;
+  impl.chosen.lt_candidates = static_cast<int>(algos.size());
+  RotatingOperands<T>& operands = data.operands;
+  double best_us = INFINITY;
+  for (size_t i = 0; i < algos.size(); ++i) {
+    if (matmul->run(handles.lt, algos[i], operands.a(0), operands.b(0), operands.c(0), handles.lt_workspace) !=
+        CUBLAS_STATUS_SUCCESS)
+      continue;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    int next_copy = 0;
+    const double us = kernel_median_us(
+        [&] {
+          const int copy = next_copy++;
+          CUBLAS_CHECK(matmul->run(handles.lt, algos[i], operands.a(copy), operands.b(copy), operands.c(copy),
+                                   handles.lt_workspace));
+        },
+        kLtSelectReps);
+    if (i == 0) impl.chosen.lt_heuristic_us = us;
+    if (us < best_us) {
+      best_us = us;
+      impl.chosen.lt_rank = static_cast<int>(i);
+      impl.chosen.algorithm = describe(algos[i]);
+      impl.call = [matmul, algo = algos[i], handles](const T* a, const T* b, T* c) {
+        CUBLAS_CHECK(matmul->run(handles.lt, algo, a, b, c, handles.lt_workspace));
+      };
+    }
+  }
+  // TF32 rounds each input to 10 mantissa bits: about 2^-11 of each product, summed.
+  if (compute == CUBLAS_COMPUTE_32F_FAST_TF32) impl.tolerance = 5e-3;
+  return impl;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output
 
 struct Record {
   Problem problem;
-  std::string dtype;
+  std::string impl, dtype;
   Measurement measurement;
   double gflops() const { return problem.flops() / measurement.kernel_us * 1e-3; }
 };
@@ -556,6 +747,7 @@ struct Record {
 struct Context {
   std::string date, host_name, executable, device, compute_capability;
   int cuda_runtime = 0, cublas_version = 0;
+  size_t cublaslt_version = 0;
 };
 
 std::string json_string(const std::string& text) {
@@ -593,11 +785,13 @@ void write_json(const std::string& path, const Context& context, const std::vect
       << "    \"compute_capability\": " << json_string(context.compute_capability) << ",\n"
       << "    \"cuda_runtime\": " << context.cuda_runtime << ",\n"
       << "    \"cublas_version\": " << context.cublas_version << ",\n"
+      << "    \"cublaslt_version\": " << context.cublaslt_version << ",\n"
       << "    \"library\": \"cublas\"\n  },\n  \"benchmarks\": [";
   for (size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
     const Problem& p = r.problem;
-    const std::string name = json_string(p.name(r.dtype));
+    const Measurement& m = r.measurement;
+    const std::string name = json_string(p.name(r.impl, r.dtype));
     out << (i ? ",\n" : "\n") << "    {\n"
         << "      \"name\": " << name << ",\n"
         << "      \"run_name\": " << name << ",\n"
@@ -617,8 +811,12 @@ void write_json(const std::string& path, const Context& context, const std::vect
         << "      \"launch_us\": " << json_number(r.measurement.launch_us) << ",\n"
         << "      \"call_us\": " << json_number(r.measurement.call_us) << ",\n"
         << "      \"transfer_us\": " << json_number(r.measurement.transfer_us) << ",\n"
-        << (std::isnan(r.measurement.max_rel_err) ? ""
-                                                  : "      \"max_rel_err\": " + json_number(r.measurement.max_rel_err) + ",\n")
+        << (std::isnan(m.max_rel_err) ? "" : "      \"max_rel_err\": " + json_number(m.max_rel_err) + ",\n")
+        << (m.algorithm.empty() ? ""
+                                : "      \"lt_algorithm\": " + json_string(m.algorithm) + ",\n      \"lt_candidates\": " +
+                                      std::to_string(m.lt_candidates) + ",\n      \"lt_rank\": " +
+                                      std::to_string(m.lt_rank) + ",\n      \"lt_heuristic_us\": " +
+                                      json_number(m.lt_heuristic_us) + ",\n")
         << "      \"label\": " << json_string(p.layer) << "\n"
         << "    }";
   }
@@ -644,6 +842,38 @@ std::string host_name() {
   return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
 }
 
+// Every selected impl on one problem in one dtype, on the same inputs; a line each on stdout, and
+// the JSON rewritten after each.
+template <class T>
+void run_problem(const Handles& handles, const Problem& p, size_t index, const std::string& dtype,
+                 const Options& options, const Context& context, std::vector<Record>& records) {
+  ProblemData<T> data(p, index, options.kgemm_inputs);
+  for (const std::string& impl_name : options.impls) {
+    if (impl_name == "cublaslt-tf32" && dtype != "fp32") continue;
+    std::printf("%-4s %-13s %-7s %-20s %-30s %8d %5d %5d %7d ", dtype.c_str(), impl_name.c_str(),
+                p.batched ? "batched" : "gemm", p.set.c_str(), p.layer.c_str(), p.m, p.n, p.k, p.batch);
+    std::fflush(stdout);  // a failure below then shows which problem it hit
+    const Impl<T> impl =
+        impl_name == "cublas"
+            ? cublas_default<T>(handles, p)
+            : cublaslt_best<T>(handles, p, data,
+                               impl_name == "cublaslt" ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32, options);
+    if (!impl.call) {
+      std::printf("no cuBLASLt algorithm ran (%d candidates)\n", impl.chosen.lt_candidates);
+      continue;
+    }
+    const Measurement m = measure<T>(p, p.name(impl_name, dtype), data, impl, options);
+    records.push_back({p, impl_name, dtype, m});
+    std::printf("%6d %10.2f %9.1f %10.2f %10.2f %11.1f %9.2e", m.copies, m.kernel_us, records.back().gflops(),
+                m.launch_us, m.call_us, m.transfer_us, m.max_rel_err);
+    if (!m.algorithm.empty())
+      std::printf("  %s, #%d of %d (heuristic's first %.2f us)", m.algorithm.c_str(), m.lt_rank, m.lt_candidates,
+                  m.lt_heuristic_us);
+    std::printf("\n");
+    if (!options.out_path.empty()) write_json(options.out_path, context, records, options.reps);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -654,11 +884,13 @@ int main(int argc, char** argv) {
   cudaDeviceProp properties{};
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
-  cublasHandle_t handle = nullptr;
-  CUBLAS_CHECK(cublasCreate(&handle));
+  Handles handles;
+  CUBLAS_CHECK(cublasCreate(&handles.cublas));
   // Default math: fp32 GEMMs keep full fp32 precision (no TF32 unless CUBLAS_TF32_TENSOR_OP_MATH
   // is set); fp16 GEMMs with CUBLAS_COMPUTE_32F still run on tensor cores.
-  CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+  CUBLAS_CHECK(cublasSetMathMode(handles.cublas, CUBLAS_DEFAULT_MATH));
+  CUBLAS_CHECK(cublasLtCreate(&handles.lt));
+  CUDA_CHECK(cudaMalloc(&handles.lt_workspace, kLtWorkspaceBytes));
 
   Context context;
   context.date = local_date();
@@ -667,37 +899,34 @@ int main(int argc, char** argv) {
   context.device = properties.name;
   context.compute_capability = std::to_string(properties.major) + "." + std::to_string(properties.minor);
   CUDA_CHECK(cudaRuntimeGetVersion(&context.cuda_runtime));
-  CUBLAS_CHECK(cublasGetVersion(handle, &context.cublas_version));
+  CUBLAS_CHECK(cublasGetVersion(handles.cublas, &context.cublas_version));
+  context.cublaslt_version = cublasLtGetVersion();
 
   std::printf(
-      "cublas_peer: %s (sm %s, L2 %d MB), CUDA runtime %d, cuBLAS %d, %zu problems x %zu dtypes, "
-      "%d warm-up + %d timed calls each\n",
+      "cublas_peer: %s (sm %s, L2 %d MB), CUDA runtime %d, cuBLAS %d, cuBLASLt %zu, %zu problems x %zu dtypes, "
+      "%d warm-up + %d timed calls each; cuBLASLt: the fastest of the heuristic's first %d\n",
       context.device.c_str(), context.compute_capability.c_str(), properties.l2CacheSize >> 20, context.cuda_runtime,
-      context.cublas_version, problems.size(), options.dtypes.size(), options.warmup, options.reps);
-  std::printf("%-4s %-7s %-20s %-30s %8s %5s %5s %7s %6s %10s %9s %10s %10s %11s %9s\n", "type", "op", "set", "layer", "M",
-              "N", "K", "batch", "copies", "time[us]", "GFLOP/s", "launch[us]", "call[us]", "transfer[us]", "err");
+      context.cublas_version, context.cublaslt_version, problems.size(), options.dtypes.size(), options.warmup,
+      options.reps, options.lt_candidates);
+  std::printf("%-4s %-13s %-7s %-20s %-30s %8s %5s %5s %7s %6s %10s %9s %10s %10s %11s %9s\n", "type", "impl", "op",
+              "set", "layer", "M", "N", "K", "batch", "copies", "time[us]", "GFLOP/s", "launch[us]", "call[us]",
+              "transfer[us]", "err");
 
   std::vector<Record> records;
   for (const std::string& dtype : options.dtypes) {
     for (size_t index = 0; index < problems.size(); ++index) {
-      const Problem& p = problems[index];
-      std::printf("%-4s %-7s %-20s %-30s %8d %5d %5d %7d ", dtype.c_str(), p.batched ? "batched" : "gemm",
-                  p.set.c_str(), p.layer.c_str(), p.m, p.n, p.k, p.batch);
-      std::fflush(stdout);  // a failure below then shows which problem it hit
-      const std::string name = p.name(dtype);
-      const Measurement m = dtype == "fp32" ? measure<float>(handle, p, name, index, options)
-                                            : measure<__half>(handle, p, name, index, options);
-      records.push_back({p, dtype, m});
-      std::printf("%6d %10.2f %9.1f %10.2f %10.2f %11.1f %9.2e\n", m.copies, m.kernel_us, records.back().gflops(),
-                  m.launch_us, m.call_us, m.transfer_us, m.max_rel_err);
-      if (!options.out_path.empty()) write_json(options.out_path, context, records, options.reps);
+      if (dtype == "fp32")
+        run_problem<float>(handles, problems[index], index, dtype, options, context, records);
+      else
+        run_problem<__half>(handles, problems[index], index, dtype, options, context, records);
     }
   }
 
-  // Geometric means per dtype within each op and set: one number per comparable group.
+  // Geometric means per impl and dtype within each op and set: one number per comparable group.
   std::map<std::string, std::pair<double, int>> log_sums;
   for (const Record& r : records) {
-    auto& sum = log_sums[r.dtype + " " + (r.problem.batched ? "batched" : "gemm") + " " + r.problem.set];
+    auto& sum =
+        log_sums[r.impl + " " + r.dtype + " " + (r.problem.batched ? "batched" : "gemm") + " " + r.problem.set];
     sum.first += std::log(r.gflops());
     ++sum.second;
   }
@@ -706,6 +935,8 @@ int main(int argc, char** argv) {
                 std::exp(group.second.first / group.second.second));
   if (!options.out_path.empty()) std::printf("wrote %s\n", options.out_path.c_str());
 
-  CUBLAS_CHECK(cublasDestroy(handle));
+  CUDA_CHECK(cudaFree(handles.lt_workspace));
+  CUBLAS_CHECK(cublasLtDestroy(handles.lt));
+  CUBLAS_CHECK(cublasDestroy(handles.cublas));
   return 0;
 }

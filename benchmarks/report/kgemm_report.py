@@ -2,10 +2,11 @@
 """kgemm's benchmark report: markdown tables, PNG charts and a CSV from the JSON result files
 that kgemm's benchmarks and its cuBLAS peer write (../RESULTS_SCHEMA.md).
 
-Usage: kgemm_report.py [--out-dir DIR] [--title TEXT] [--log] [--csv] RESULT.json [RESULT.json ...]
+Usage: kgemm_report.py [--out-dir DIR] [--title TEXT] [--log] [--csv] [--summary] RESULT.json [RESULT.json ...]
 
 Writes DIR/report.md, one GFLOP/s-per-layer chart per (op, dtype, set), CPU-vs-GPU charts across
-image sizes, fp16-vs-fp32 charts, and with --csv DIR/results.csv; prints every file it wrote.
+image sizes, fp16-vs-fp32 charts, and with --csv DIR/results.csv; prints every file it wrote, and
+with --summary then the report's table of kgemm against the best peer of each row.
 Runs with Debian's python3 (python3-matplotlib); the shebang names it because a pyenv python3
 without matplotlib may come first on PATH.
 """
@@ -39,6 +40,8 @@ def parse_arguments():
     parser.add_argument("--log", action="store_true",
                         help="log-scale y axis on the per-layer charts (CPU and GPU bars on one chart)")
     parser.add_argument("--csv", action="store_true", help="also write DIR/results.csv, one row per result")
+    parser.add_argument("--summary", action="store_true",
+                        help="also print the table of kgemm against the best peer of each row")
     return parser.parse_args()
 
 
@@ -62,6 +65,9 @@ def main():
     if args.csv:
         written.append(write_csv(os.path.join(args.out_dir, "results.csv"), results))
     print("\n".join(written))
+    if args.summary:
+        summary = markdown_tables.best_peer_summary(tables) or ["none: no space has both kgemm and a peer"]
+        print("\n".join(["", "kgemm against the best peer of each row:", *summary]))
     return 0
 
 

@@ -1,7 +1,7 @@
 """The markdown report: per (op, dtype, set) a GFLOP/s table with kgemm/peer ratios, and an overhead table."""
 import os
 
-from results import geomean, group_by, series_name, series_sort_key
+from results import geomean, group_by, is_peer, series_name, series_sort_key
 
 # The overhead view compares our dispatch with the vendor library's; the other peers are rate references.
 OVERHEAD_IMPLS = ("kgemm", "cublas")
@@ -11,8 +11,11 @@ OVERHEAD_COLUMNS = (("kernel µs", "time_us"), ("call µs", "call_us"), ("launch
 EXPLANATION = """\
 GFLOP/s are medians when the files hold repetitions; higher is better. A column `kgemm/X (space)` divides
 kgemm's GFLOP/s by X's in the same space: above 1 kgemm is faster; `kgemm/kgemm-default` is the speed-up
-the tuned config gives over the space default. The geomean row is over the rows that have the number,
-marked `(n/m)` when only n of the m rows do."""
+the tuned config gives over the space default. Where a space has several peers, `best peer (space)` names
+the fastest of them on each row (on the geomean row: how many rows each peer was the fastest on) and
+`kgemm/best peer (space)` divides by its rate; a peer computing with less precision than the row's dtype
+(cuBLASLt's TF32 for fp32) keeps a ratio of its own and is never the best peer. The geomean row is over
+the rows that have the number, marked `(n/m)` when only n of the m rows do."""
 
 OVERHEAD_EXPLANATION = """\
 Overhead, µs per call: kernel = the time behind the GFLOP/s columns (on a GPU, every library: CUDA
@@ -55,10 +58,37 @@ def markdown_table(header, rows, text_columns):
     return ["| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |" for cells in (header, align, *rows)]
 
 
-def _ratio_pairs(series):
-    """(kgemm series, other series) compared within one space, in column order."""
+def _peers_by_space(series):
+    """{space: [peer impl, ...]} in column order, for the spaces where kgemm has rows."""
+    peers = {}
+    for impl, space in series:
+        if is_peer(impl) and ("kgemm", space) in series:
+            peers.setdefault(space, []).append(impl)
+    return peers
+
+
+def _ratio_pairs(series, peers):
+    """(kgemm series, other series) compared within one space, in column order: the space default,
+    lower-precision peers, and a space's peer when it is the only one (with several, the best peer's
+    columns stand for them)."""
     return [(("kgemm", space), (impl, space)) for impl, space in series
-            if impl != "kgemm" and ("kgemm", space) in series]
+            if impl != "kgemm" and ("kgemm", space) in series and (not is_peer(impl) or len(peers[space]) == 1)]
+
+
+def _best_peer(by_cell, shape, space, impls):
+    """(impl, result) of the fastest of `impls` on `shape` in `space`, or None when none ran it."""
+    ran = [(impl, by_cell[shape, (impl, space)]) for impl in impls if (shape, (impl, space)) in by_cell]
+    return max(ran, key=lambda pair: pair[1].gflops) if ran else None
+
+
+def _wins(by_cell, shapes, space, impls):
+    """'openblas 14 · mkl 6': how many of `shapes` each peer was the fastest on, most first."""
+    counts = {}
+    for shape in shapes:
+        best = _best_peer(by_cell, shape, space, impls)
+        if best:
+            counts[best[0]] = counts.get(best[0], 0) + 1
+    return " · ".join(f"{impl} {count}" for impl, count in sorted(counts.items(), key=lambda item: -item[1]))
 
 
 def performance_table(results, peaks=None):
@@ -70,7 +100,9 @@ def performance_table(results, peaks=None):
     layers = {shape: next((r.layer for r in rs if r.layer), "") for shape, rs in shapes.items()}
     show_layer = any(layers.values())
     show_batch = any(r.op == "batched" for r in results)
-    pairs = _ratio_pairs(series)
+    peers = _peers_by_space(series)
+    pairs = _ratio_pairs(series, peers)
+    best_spaces = [space for space, impls in peers.items() if len(impls) > 1]
 
     def text_cells(shape):
         cells = [shape] + ([layers[shape]] if show_layer else [])
@@ -86,6 +118,17 @@ def performance_table(results, peaks=None):
         top, bottom = gflops(shape, pair[0]), gflops(shape, pair[1])
         return top / bottom if top is not None and bottom else None
 
+    def best_ratio(shape, space):
+        best, top = _best_peer(by_cell, shape, space, peers[space]), gflops(shape, ("kgemm", space))
+        return top / best[1].gflops if best and top is not None else None
+
+    def best_cells(shape):
+        cells = []
+        for space in best_spaces:
+            best = _best_peer(by_cell, shape, space, peers[space])
+            cells += [best[0] if best else "-", _number(best_ratio(shape, space), 2)]
+        return cells
+
     def present(values):
         return [v for v in values if v is not None]
 
@@ -96,14 +139,55 @@ def performance_table(results, peaks=None):
     text_header += [f"kgemm config ({space})" for space in config_spaces]
     header = text_header + [series_name(s) for s in series]
     header += [f"{top[0]}/{bottom[0]} ({bottom[1]})" for top, bottom in pairs]
+    header += [title for space in best_spaces for title in (f"best peer ({space})", f"kgemm/best peer ({space})")]
     rows = [text_cells(shape) + [_rate(gflops(shape, s), peak(s)) for s in series]
-            + [_number(ratio(shape, pair), 2) for pair in pairs] for shape in shapes]
+            + [_number(ratio(shape, pair), 2) for pair in pairs] + best_cells(shape) for shape in shapes]
     geomean_row = ["**geomean**"] + [""] * (len(text_header) - 1)
     geomean_row += [_geomean_cell(present(gflops(shape, s) for shape in shapes), len(shapes),
                                   lambda mean, s=s: _rate(mean, peak(s))) for s in series]
     geomean_row += [_geomean_cell(present(ratio(shape, pair) for shape in shapes), len(shapes),
                                   lambda mean: _number(mean, 2)) for pair in pairs]
+    for space in best_spaces:
+        geomean_row += [_wins(by_cell, shapes, space, peers[space]),
+                        _geomean_cell(present(best_ratio(shape, space) for shape in shapes), len(shapes),
+                                      lambda mean: _number(mean, 2))]
     return markdown_table(header, rows + [geomean_row], len(text_header))
+
+
+BEST_PEER_EXPLANATION = """\
+Per table and space: kgemm's geomean GFLOP/s (dispatched, and with the space default config), each peer's
+(over the rows it ran), how many rows each peer was the fastest on, and the geomeans over the rows of kgemm
+/ that row's fastest peer."""
+
+
+def best_peer_summary(tables):
+    """The summary table of kgemm against the best peer of each row, or [] when no space has kgemm
+    and a peer. tables: {(op, dtype, set): results}."""
+    rows = []
+    for (op, dtype, set_name), results in tables.items():
+        series = sorted({r.series for r in results}, key=series_sort_key)
+        by_cell = {(r.shape, r.series): r for r in results}
+        for space, impls in _peers_by_space(series).items():
+            ours = {impl: {r.shape: r.gflops for r in results if r.series == (impl, space)}
+                    for impl in ("kgemm", "kgemm-default")}
+            ratios = {impl: [] for impl in ours}
+            for impl, rates in ours.items():
+                for shape, rate in rates.items():
+                    best = _best_peer(by_cell, shape, space, impls)
+                    if best:
+                        ratios[impl].append(rate / best[1].gflops)
+            peer_rates = " · ".join(
+                f"{impl} {geomean(r.gflops for r in results if r.series == (impl, space)):.1f}" for impl in impls)
+            rows.append([f"{op} · {dtype} · {set_name}", space]
+                        + [_number(geomean(ours[impl].values()), 1) for impl in ours]
+                        + [peer_rates, _wins(by_cell, ours["kgemm"], space, impls)]
+                        + [_geomean_cell(ratios[impl], len(ours[impl]), lambda mean: _number(mean, 2))
+                           if ours[impl] else "-" for impl in ours])
+    if not rows:
+        return []
+    header = ["table", "space", "kgemm", "kgemm-default", "peers (geomean GFLOP/s)", "best peer (rows)",
+              "kgemm/best peer", "kgemm-default/best peer"]
+    return markdown_table(header, rows, 2)
 
 
 def overhead_table(results):
@@ -139,6 +223,9 @@ def write_report(path, title, sources, tables, table_charts, comparison_charts, 
     peaks: {space: results.Peak}."""
     lines = [f"# {title}", "", "Inputs: " + ", ".join(f"`{s}`" for s in sources) + ".", "", EXPLANATION]
     lines += peaks_paragraph(peaks)
+    summary = best_peer_summary(tables)
+    if summary:
+        lines += ["", "## kgemm against the best peer", "", BEST_PEER_EXPLANATION, ""] + summary
     for (op, dtype, set_name), results in tables.items():
         lines += ["", f"## {op} · {dtype} · {set_name}", ""] + performance_table(results, peaks)
         overhead = overhead_table(results)

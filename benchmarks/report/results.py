@@ -20,7 +20,11 @@ PEAK_KEY = "fma_peak_gflops_"  # + space: a context key of kgemm-fma-peak's file
 
 # Column and legend order: CPU spaces before the GPU, our kernel before its peers.
 SPACE_ORDER = ("serial", "openmp", "cuda")
-IMPL_ORDER = ("kgemm", "kgemm-default", "openblas", "kokkosblas", "kkbatched", "cublas")
+IMPL_ORDER = ("kgemm", "kgemm-default", "openblas", "mkl", "blis", "kokkosblas", "kkbatched", "cublas", "cublaslt",
+              "cublaslt-tf32")
+# Impls computing with less precision than the row's dtype says (TF32 inputs for fp32): shown with
+# their own ratio, never a row's best peer.
+LOWER_PRECISION_IMPLS = ("cublaslt-tf32",)
 
 
 class ReportError(Exception):
@@ -66,6 +70,11 @@ def series_sort_key(series):
     def rank(order, value):
         return (order.index(value), "") if value in order else (len(order), value)
     return (rank(SPACE_ORDER, space), rank(IMPL_ORDER, impl))
+
+
+def is_peer(impl):
+    """Whether `impl` is a peer kgemm is judged against: any library but kgemm itself, at the row's precision."""
+    return not impl.startswith("kgemm") and impl not in LOWER_PRECISION_IMPLS
 
 
 def series_name(series):

@@ -186,6 +186,49 @@ class PeakTest(unittest.TestCase):
         self.assertEqual(mean["cublas (cuda)"], "1000.0")  # no peak for cuda: the rate alone
 
 
+class BestPeerTest(unittest.TestCase):
+    """With several peers in a space, each row names its fastest peer and kgemm is divided by it;
+    TF32 (less precise than fp32) keeps a ratio of its own and is never the best peer."""
+
+    @classmethod
+    def setUpClass(cls):
+        small, large = SHAPES  # kgemm 100 / 400; the fastest peer: mkl 200 on small, openblas 500 on large
+        rates = {"kgemm": (100, 400), "openblas": (150, 500), "mkl": (200, 250), "blis": (120, None)}
+        benchmarks = [entry(f"gemm/{impl}/openmp/fp32/resnet50_i224_b1/{shape}", gflops)
+                      for impl, pair in rates.items() for shape, gflops in zip((small, large), pair) if gflops]
+        gpu = {"kgemm": 900, "cublas": 1000, "cublaslt": 1200, "cublaslt-tf32": 3000}
+        benchmarks += [entry(f"gemm/{impl}/cuda/fp32/resnet50_i224_b1/{small}", gflops) for impl, gflops in gpu.items()]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "peers.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump({"benchmarks": benchmarks}, f)
+            cls.report_run = subprocess.run([sys.executable, REPORT, "--out-dir", tmp, "--summary", path],
+                                     check=True, capture_output=True, text=True)
+            with open(os.path.join(tmp, "report.md"), encoding="utf-8") as f:
+                cls.report = f.read()
+        cls.rows = markdown_table(cls.report, "## gemm · fp32 · resnet50_i224_b1")
+
+    def test_each_row_names_its_best_peer_and_divides_by_it(self):
+        small, large, mean = self.rows
+        self.assertEqual((small["best peer (openmp)"], small["kgemm/best peer (openmp)"]), ("mkl", "0.50"))
+        self.assertEqual((large["best peer (openmp)"], large["kgemm/best peer (openmp)"]), ("openblas", "0.80"))
+        self.assertEqual((mean["best peer (openmp)"], mean["kgemm/best peer (openmp)"]), ("mkl 1 · openblas 1", "0.63"))
+        self.assertEqual((small["mkl (openmp)"], small["blis (openmp)"], large["blis (openmp)"]), ("200.0", "120.0", "-"))
+        self.assertNotIn("kgemm/openblas (openmp)", small)  # the best peer's columns stand for the peers
+
+    def test_tf32_has_its_own_ratio_and_is_never_the_best_peer(self):
+        small = self.rows[0]
+        self.assertEqual((small["best peer (cuda)"], small["kgemm/best peer (cuda)"]), ("cublaslt", "0.75"))
+        self.assertEqual(small["kgemm/cublaslt-tf32 (cuda)"], "0.30")
+
+    def test_summary_in_the_report_and_printed(self):
+        summary = markdown_table(self.report, "## kgemm against the best peer")
+        self.assertEqual([(r["space"], r["kgemm/best peer"]) for r in summary], [("openmp", "0.63"), ("cuda", "0.75")])
+        self.assertEqual(summary[0]["peers (geomean GFLOP/s)"], "openblas 273.9 · mkl 223.6 · blis 120.0")
+        self.assertIn("kgemm against the best peer of each row:", self.report_run.stdout)
+        self.assertIn("| gemm · fp32 · resnet50_i224_b1 | openmp | 200.0 |", self.report_run.stdout)
+
+
 def fake_peer(document):
     """A command that writes `document` where --benchmark_out= says, as a peer's program would."""
     script = ("import json, sys\n"

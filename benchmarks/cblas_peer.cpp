@@ -1,0 +1,214 @@
+// kgemm-<library>-peer: a CBLAS library's SGEMM (OpenBLAS, MKL, BLIS: cblas_library.hpp), a host
+// peer of kgemm's benchmarks, in a process of its own. Timed inside kgemm-bench-gemm, OpenBLAS ran
+// right after Kokkos' OpenMP threads, which keep spinning after each parallel region (libgomp's
+// default wait policy) and so took its cores: it reached about half the speed it has alone. This
+// process has no Kokkos; only the library's threads run. Its rows are named and timed as kgemm's
+// host rows are (RESULTS_SCHEMA.md: the host clock around one call, operands rotated through 4x
+// the last-level cache), so the report sets them beside kgemm's from another process of the same
+// run. report/peer_alone_check.py checks that the run measured the peer at the speed it reaches
+// alone. Every row's first call is checked against fp64 dot products: a peer that computes
+// something else (a wrong leading dimension, a batch call misread) ends the program with status 1.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_row.hpp"
+#include "cblas_library.hpp"
+#include "host_clock.hpp"
+#include "host_threads.hpp"
+#include "kgemm/tuner/catalogue.hpp"
+#include "kgemm/tuner/cli.hpp"
+#include "ring_size.hpp"
+
+namespace kgemm_bench {
+namespace {
+
+namespace library = cblas_library;
+
+const std::string kProgram = std::string("kgemm-") + library::kImpl + "-peer";
+
+std::string usage() {
+  const std::string impl = library::kImpl;
+  return "usage: " + kProgram + R"( [options] [--benchmark_* flags]
+Google Benchmark rows gemm/)" + impl + R"(/<space>/fp32/<model>_i<image>_b<batch>/m<M>_n<N>_k<K>
+(benchmarks/RESULTS_SCHEMA.md): cblas_sgemm, row-major C = A B, for every im2col GEMM of the
+ResNet, in a process without Kokkos. <space> is serial for 1 thread, openmp for more: the space
+of kgemm's rows it compares with. Every row's first call is checked against fp64 dot products
+(exit status 1 when one is wrong).
+  --threads LIST  the library's threads, one set of rows each (default: as many as Kokkos' OpenMP
+                  space takes: $OMP_NUM_THREADS when set, else the CPUs this process may use)
+  --model NAME    resnet18 | resnet34 | resnet50 (default: resnet50)
+  --image LIST    input image sides (default: 224)
+  --batch LIST    batch sizes (default: 1)
+  --batched       also rows batched/)" + impl + "/...: " + library::kBatchedCall + R"(, as
+                  kgemm-bench-batched --shared-b measures kgemm::batched_gemm: each ResNet layer as
+                  one product per image sharing the weights (batch = --batch), and set `squares`
+  --squares LIST  with --batched: batches of n x n x n products (default: 8,16,32,64; "--squares="
+                  for none)
+  --squares-scale S  batch = 2^24 / n^2 / S (default: 64, as kgemm-bench-batched on the host)
+  --help
+Google Benchmark's --benchmark_* flags pass through; unless told otherwise every row runs 5
+repetitions and the console shows their aggregates (the JSON file holds all).
+)";
+}
+
+// A, B and C of one call, row-major, `batch` products back to back (B once when they share it);
+// A and B uniform in [-1, 1). `products` points into them, for the batched rows.
+struct Operands {
+  std::vector<float> A, B, C;
+  library::Products products;
+};
+
+// Whether the products of a row share B: the ResNet sets of the batched op (a layer's weights).
+bool shares_b(const Row& row) { return row.op == "batched" && row.set != "squares"; }
+
+// Sets that together exceed 4x the last-level cache, as kgemm's rows cycle through.
+std::vector<Operands> operand_ring(const Row& row) {
+  const std::size_t a_stride = std::size_t(row.m) * row.k, c_stride = std::size_t(row.m) * row.n;
+  const std::size_t b_stride = shares_b(row) ? 0 : std::size_t(row.k) * row.n;
+  const std::size_t a = row.batch * a_stride, c = row.batch * c_stride;
+  const std::size_t b = std::size_t(shares_b(row) ? 1 : row.batch) * row.k * row.n;
+  const int sets = ring_size((a + b + c) * sizeof(float), host_cache_bytes());
+  std::vector<Operands> ring(sets);
+  std::mt19937_64 generator(std::uint64_t(row.m) * row.n * row.k);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (Operands& set : ring) {
+    set.A.resize(a);
+    set.B.resize(b);
+    set.C.assign(c, 0.0f);
+    for (float& x : set.A) x = uniform(generator);
+    for (float& x : set.B) x = uniform(generator);
+    library::Products& p = set.products;
+    p.m = row.m;
+    p.n = row.n;
+    p.k = row.k;
+    for (int i = 0; i < row.batch; ++i) {
+      p.a.push_back(set.A.data() + i * a_stride);
+      p.b.push_back(set.B.data() + i * b_stride);
+      p.c.push_back(set.C.data() + i * c_stride);
+    }
+  }
+  return ring;
+}
+
+// Compares sampled elements of C (the first and the last among them) with fp64 dot products of the
+// inputs; the bound scales with sum |a b|, the size of any summation order's rounding errors (as
+// the cuBLAS peer checks). A wrong result ends the program: every rate of a wrong peer is void.
+void check_result(const Row& row, const Operands& set) {
+  constexpr int kSamples = 64;
+  constexpr double kTolerance = 1e-4;
+  const library::Products& p = set.products;
+  std::mt19937_64 generator(0x5eed);
+  for (int sample = 0; sample < kSamples; ++sample) {
+    const std::size_t product = sample == 0 ? 0 : sample == 1 ? p.c.size() - 1 : generator() % p.c.size();
+    const std::size_t i = sample == 0 ? 0 : sample == 1 ? p.m - 1 : generator() % p.m;
+    const std::size_t j = sample == 0 ? 0 : sample == 1 ? p.n - 1 : generator() % p.n;
+    double exact = 0, magnitude = 0;
+    for (int l = 0; l < p.k; ++l) {
+      const double term = double(p.a[product][i * p.k + l]) * double(p.b[product][l * std::size_t(p.n) + j]);
+      exact += term;
+      magnitude += std::fabs(term);
+    }
+    const double computed = p.c[product][i * p.n + j];
+    if (!(std::fabs(computed - exact) <= kTolerance * magnitude)) {  // NaN too: an element left unwritten
+      std::fprintf(stderr, "%s: wrong result for %s: C[%zu][%zu][%zu] = %.9g, fp64 %.9g (bound %.3g)\n",
+                   kProgram.c_str(), row.name().c_str(), product, i, j, computed, exact, kTolerance * magnitude);
+      std::exit(1);
+    }
+  }
+}
+
+// One call: a gemm row is one cblas_sgemm, a batched row the library's batch of products. Each
+// iteration times one call on the next set with the host clock; one untimed, checked call first.
+void measure_peer(benchmark::State& state, const Row& row, int threads) {
+  library::set_threads(threads);
+  std::vector<Operands> ring = operand_ring(row);
+  const auto call = [&](Operands& set) {
+    if (row.op == "batched")
+      library::sgemm_batch(set.products);
+    else
+      library::sgemm(row.m, row.n, row.k, set.A.data(), set.B.data(), set.C.data());
+  };
+  call(ring.back());
+  check_result(row, ring.back());
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    call(ring[next]);
+    state.SetIterationTime(seconds_since(start));
+    next = (next + 1) % ring.size();
+  }
+  state.counters["threads"] = library::threads();
+}
+
+void register_rows(const kgemm::CommandLine& cli) {
+  const std::string model = cli.get("model", "resnet50");
+  const bool batched = cli.has("batched");
+  for (int threads : cli.get_int_list("threads", std::to_string(host_threads()))) {
+    Row row;
+    row.impl = library::kImpl;
+    row.space = checked_threads(threads) == 1 ? "serial" : "openmp";
+    row.dtype = "fp32";
+    const auto add = [&] {
+      register_row(row, [threads](benchmark::State& state, const Row& r) { measure_peer(state, r, threads); });
+    };
+    for (int image : cli.get_int_list("image", "224"))
+      for (int batch : cli.get_int_list("batch", "1")) {
+        row.set = resnet_set_name(model, image, batch);
+        // gemm: a layer's batch in one product (M = batch x H x W); batched: one product per image.
+        for (const std::string op : {"gemm", "batched"}) {
+          if (op == "batched" && !batched) continue;
+          row.op = op;
+          row.batch = op == "gemm" ? 1 : batch;
+          for (const kgemm::LayerShape& shape : kgemm::resnet_gemm_shapes(model, image, op == "gemm" ? batch : 1)) {
+            row.layer = shape.layer;
+            row.m = shape.m;
+            row.n = shape.n;
+            row.k = shape.k;
+            add();
+          }
+        }
+      }
+    if (!batched) continue;
+    row.op = "batched";
+    row.set = "squares";
+    row.layer = "";
+    for (int n : squares_sides(cli)) {
+      row.m = row.n = row.k = n;
+      row.batch = squares_batch(n, cli.get_int("squares-scale", kHostSquaresScale));
+      add();
+    }
+  }
+  library::add_context();
+  benchmark::AddCustomContext("operand_ring_cache_bytes", std::to_string(host_cache_bytes()));
+}
+
+}  // namespace
+}  // namespace kgemm_bench
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<char*> own{argv[0]}, benchmark_args{argv[0]};
+    for (int i = 1; i < argc; ++i)
+      (std::string(argv[i]).rfind("--benchmark_", 0) == 0 ? benchmark_args : own).push_back(argv[i]);
+    const kgemm::CommandLine cli(int(own.size()), own.data(),
+                                 {"threads", "model", "image", "batch", "squares", "squares-scale"}, {"batched", "help"});
+    if (cli.has("help")) {
+      std::cout << kgemm_bench::usage();
+      return 0;
+    }
+    kgemm_bench::register_rows(cli);
+    return kgemm_bench::run_registered_rows(benchmark_args);
+  } catch (const std::exception& e) {
+    std::cerr << kgemm_bench::kProgram << ": " << e.what() << "\n";
+    return 1;
+  }
+}

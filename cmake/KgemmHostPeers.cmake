@@ -1,0 +1,36 @@
+# The host peers beyond OpenBLAS, each built when found and never required: Intel MKL and BLIS
+# (`ci/bootstrap.sh --peers` installs both). Sets KGEMM_HOST_PEERS to the libraries found
+# ("mkl;blis") and, per library, KGEMM_<LIB>_INCLUDE_DIR and KGEMM_<LIB>_LIBRARY.
+#
+# MKL: -DMKLROOT=<prefix> or $MKLROOT (oneAPI), else the prefix ci/bootstrap.sh --peers installs
+# PyPI's mkl-devel into, else CMAKE_PREFIX_PATH and the system (Debian's intel-mkl: include/mkl).
+# BLIS: CMAKE_PREFIX_PATH and the system (Debian's libblis-dev keeps one build per threading model
+# under <arch>/blis-<model>/; the OpenMP and pthreads ones are taken first, header and library alike).
+# -DKGEMM_HOST_PEERS_OFF=mkl;blis leaves a found library out.
+set(KGEMM_PEERS_PREFIX "${PROJECT_SOURCE_DIR}/.cache/peers"
+    CACHE PATH "Prefix ci/bootstrap.sh --peers installs MKL (PyPI mkl-devel) into")
+set(KGEMM_HOST_PEERS_OFF "" CACHE STRING "Host peers not to build even when found (mkl, blis)")
+
+set(KGEMM_HOST_PEERS "")
+
+set(_kgemm_mkl_hints ${MKLROOT} $ENV{MKLROOT} ${KGEMM_PEERS_PREFIX})
+find_path(KGEMM_MKL_INCLUDE_DIR mkl_cblas.h HINTS ${_kgemm_mkl_hints} PATH_SUFFIXES include include/mkl)
+# PyPI's wheels ship only the versioned file (libmkl_rt.so.3): a name with a dot is also taken
+# as the file's whole name.
+find_library(KGEMM_MKL_LIBRARY NAMES mkl_rt libmkl_rt.so.3 libmkl_rt.so.2
+             HINTS ${_kgemm_mkl_hints} PATH_SUFFIXES lib lib/intel64)
+if(KGEMM_MKL_INCLUDE_DIR AND KGEMM_MKL_LIBRARY AND NOT "mkl" IN_LIST KGEMM_HOST_PEERS_OFF)
+  list(APPEND KGEMM_HOST_PEERS mkl)
+  message(STATUS "kgemm: host peer MKL: ${KGEMM_MKL_LIBRARY}")
+else()
+  message(STATUS "kgemm: host peer MKL not built (not found or in KGEMM_HOST_PEERS_OFF; ci/bootstrap.sh --peers installs it)")
+endif()
+
+find_path(KGEMM_BLIS_INCLUDE_DIR blis.h PATH_SUFFIXES blis-openmp blis-pthread blis)
+find_library(KGEMM_BLIS_LIBRARY NAMES blis PATH_SUFFIXES blis-openmp blis-pthread)
+if(KGEMM_BLIS_INCLUDE_DIR AND KGEMM_BLIS_LIBRARY AND NOT "blis" IN_LIST KGEMM_HOST_PEERS_OFF)
+  list(APPEND KGEMM_HOST_PEERS blis)
+  message(STATUS "kgemm: host peer BLIS: ${KGEMM_BLIS_LIBRARY}")
+else()
+  message(STATUS "kgemm: host peer BLIS not built (not found or in KGEMM_HOST_PEERS_OFF; ci/bootstrap.sh --peers installs it)")
+endif()
