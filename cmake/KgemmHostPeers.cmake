@@ -13,24 +13,26 @@ set(KGEMM_HOST_PEERS_OFF "" CACHE STRING "Host peers not to build even when foun
 
 set(KGEMM_HOST_PEERS "")
 
+# Adds `name` to KGEMM_HOST_PEERS when its header and library were found (the variables named
+# KGEMM_<LABEL>_INCLUDE_DIR and KGEMM_<LABEL>_LIBRARY) and it is not in KGEMM_HOST_PEERS_OFF,
+# saying either way.
+macro(kgemm_take_host_peer name label)
+  if(KGEMM_${label}_INCLUDE_DIR AND KGEMM_${label}_LIBRARY AND NOT "${name}" IN_LIST KGEMM_HOST_PEERS_OFF)
+    list(APPEND KGEMM_HOST_PEERS ${name})
+    message(STATUS "kgemm: host peer ${label}: ${KGEMM_${label}_LIBRARY}")
+  else()
+    message(STATUS "kgemm: host peer ${label} not built (not found or in KGEMM_HOST_PEERS_OFF; ci/bootstrap.sh --peers installs it)")
+  endif()
+endmacro()
+
 set(_kgemm_mkl_hints ${MKLROOT} $ENV{MKLROOT} ${KGEMM_PEERS_PREFIX})
 find_path(KGEMM_MKL_INCLUDE_DIR mkl_cblas.h HINTS ${_kgemm_mkl_hints} PATH_SUFFIXES include include/mkl)
 # PyPI's wheels ship only the versioned file (libmkl_rt.so.3): a name with a dot is also taken
 # as the file's whole name.
 find_library(KGEMM_MKL_LIBRARY NAMES mkl_rt libmkl_rt.so.3 libmkl_rt.so.2
              HINTS ${_kgemm_mkl_hints} PATH_SUFFIXES lib lib/intel64)
-if(KGEMM_MKL_INCLUDE_DIR AND KGEMM_MKL_LIBRARY AND NOT "mkl" IN_LIST KGEMM_HOST_PEERS_OFF)
-  list(APPEND KGEMM_HOST_PEERS mkl)
-  message(STATUS "kgemm: host peer MKL: ${KGEMM_MKL_LIBRARY}")
-else()
-  message(STATUS "kgemm: host peer MKL not built (not found or in KGEMM_HOST_PEERS_OFF; ci/bootstrap.sh --peers installs it)")
-endif()
+kgemm_take_host_peer(mkl MKL)
 
 find_path(KGEMM_BLIS_INCLUDE_DIR blis.h PATH_SUFFIXES blis-openmp blis-pthread blis)
 find_library(KGEMM_BLIS_LIBRARY NAMES blis PATH_SUFFIXES blis-openmp blis-pthread)
-if(KGEMM_BLIS_INCLUDE_DIR AND KGEMM_BLIS_LIBRARY AND NOT "blis" IN_LIST KGEMM_HOST_PEERS_OFF)
-  list(APPEND KGEMM_HOST_PEERS blis)
-  message(STATUS "kgemm: host peer BLIS: ${KGEMM_BLIS_LIBRARY}")
-else()
-  message(STATUS "kgemm: host peer BLIS not built (not found or in KGEMM_HOST_PEERS_OFF; ci/bootstrap.sh --peers installs it)")
-endif()
+kgemm_take_host_peer(blis BLIS)
