@@ -204,7 +204,7 @@ struct LayerResult {
   double kernel_s = 0, launch_s = 0, call_s = 0, transfer_s = 0;
   double max_rel_err = 0, mean_rel_err = 0;
 
-  double flops() const { return 2.0 * shape.m * shape.n * double(shape.k); }
+  double flops() const { return problem.flops(); }
   double gflops() const { return flops() / kernel_s * 1e-9; }
 };
 

@@ -18,8 +18,6 @@ constexpr int kSmThreads = 2048, kSmBlocks = 32;
 // not visible to a build without CUDA).
 constexpr int kGpuSlabBuffers = 2;
 
-double flops(const Problem& p) { return 2.0 * p.m * p.n * double(p.k) * p.batch; }
-
 }  // namespace
 
 int team_slots(const Config& config, const DeviceInfo& device) {
@@ -74,7 +72,7 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
   r.on_source = config_fit(source.problem, source.config, there);
   // The source's sum pass, taken out of its measured time. A bandwidth that cannot account for
   // that time (a header edited by hand) is not used there.
-  const double measured_s = flops(source.problem) / (source.gflops * 1e9);
+  const double measured_s = source.problem.flops() / (source.gflops * 1e9);
   const double source_sum_s = sum_pass_seconds(r.on_source, source.config, there);
   r.source_busy = source_sum_s < measured_s ? 1 - source_sum_s / measured_s : 1;
   // A stored shape has extents >= 1 (why_bad), so its fit and rate are positive.
@@ -82,7 +80,7 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
   const double sum_s = sum_pass_seconds(r.on_problem, config, here);
   // multiply / (multiply + sum) as 1 / (1 + sum / multiply): a multiply time and a sum pass
   // that both overflow (a rate near 0 against a bandwidth near 0) give 0, not NaN.
-  if (sum_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + sum_s * (multiply_gflops * 1e9) / flops(problem));
+  if (sum_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + sum_s * (multiply_gflops * 1e9) / problem.flops());
   r.distance = shape_distance(problem, source.problem);
   r.trust = std::exp(-trust_decay(here) * r.distance);
   r.exact = source.problem == problem && config == source.config;
