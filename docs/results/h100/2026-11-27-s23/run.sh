@@ -5,8 +5,9 @@
 # .device/h100; the module is compiled there over it with the machine's Python 3.12 and nanobind.
 # Then: the C++ suites on the GPU, the pytest suite (CPU and GPU tests), the per-call overhead
 # against torch.matmul, and the course notebook as a script (its GPU cells).
-# Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh [overhead]
+# Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh [overhead|batched]
 #   overhead: the module and the per-call overhead only
+#   batched:  kgemm-bench-batched (shared weights, squares) beside the cuBLAS peer's batched rows
 set -uo pipefail
 # Everything lands in one folder, packed into $OUT/s23.tar.xz at the end (the device tool returns
 # a handful of files).
@@ -31,6 +32,19 @@ export PYTHONPATH=/tmp/kgemm-pkg
 echo "module built in $(( $(date +%s) - t0 )) s"
 python3 -c 'import kgemm; print(kgemm.spaces()); print(kgemm.device("cuda"))' 2>&1 | tee "$out/device.txt"
 
+if [ "${1:-}" = batched ]; then  # kgemm's batched rows beside cuBLAS' default and cuBLASLt best
+  benchmarks/cublas_peer/build.sh /tmp/cublas_peer > "$out/cublas_build.log" 2>&1 || tail -5 "$out/cublas_build.log"
+  "$pack/bin/kgemm-run" --list-shapes --batch 128 > /tmp/shapes.csv
+  "$pack/bin/kgemm-bench-batched" --space cuda --dtype fp32 --shared-b --batch 128 --benchmark_min_time=0.05 \
+      --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_out="$out/bench-batched.json" \
+      --benchmark_out_format=json > "$out/bench-batched.log" 2>&1
+  echo "bench batched rc=$?"
+  timeout 400 /tmp/cublas_peer --shapes /tmp/shapes.csv --dtype fp32 --batched-shapes --squares 8,16,32,64 --kgemm-inputs \
+      --out "$out/cublas-batched.json" > "$out/cublas-batched.log" 2>&1
+  echo "cublas rc=$?"; grep -i geometric "$out/cublas-batched.log"
+  tar -C /tmp -cJf "${OUT:-/tmp}/s23.tar.xz" s23
+  exit 0
+fi
 if [ "${1:-}" = overhead ]; then
   for round in 1 2; do python3 benchmarks/python_overhead.py --device cuda --repeats 9 2>&1 | tee -a "$out/overhead-cuda.md"; done
   tar -C /tmp -cJf "${OUT:-/tmp}/s23.tar.xz" s23
