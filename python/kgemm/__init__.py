@@ -124,9 +124,18 @@ def _torch_described(x):
     return x.data_ptr(), str(x.dtype)[6:], x.is_cuda, x.get_device() if x.is_cuda else 0, x.shape, x.stride()
 
 
+def _describable(x):
+    """A dense torch tensor in CPU or CUDA memory: anything else (sparse, meta, another device)
+    goes through DLPack, which refuses it by name."""
+    if _library(x) != "torch" or not (x.is_cuda or x.is_cpu):
+        return False
+    import torch
+    return x.layout == torch.strided
+
+
 def _operands(a, b, c):
     """The three operands as the module takes them, and whether they come described."""
-    if _library(a) == "torch" and _library(b) == "torch" and _library(c) == "torch":
+    if _describable(a) and _describable(b) and _describable(c):
         return _torch_described(a), _torch_described(b), _torch_described(c), True
     return a, b, c, False
 

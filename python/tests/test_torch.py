@@ -47,3 +47,10 @@ def test_torch_batched_and_made_result(rng):
 def test_torch_bad_input_is_refused_by_name(call, pattern):
     with pytest.raises(ValueError, match=pattern):
         call()
+
+
+@pytest.mark.parametrize("make", [lambda: torch.ones((4, 5), device="meta"),
+                                  lambda: torch.ones((4, 5)).to_sparse()])
+def test_tensors_without_readable_memory_are_refused_by_name(make):
+    with pytest.raises((TypeError, ValueError), match="a is a|a lives on"):
+        kgemm.gemm(make(), torch.ones((5, 3)), torch.empty((4, 3)))

@@ -5,7 +5,8 @@
 # .device/h100; the module is compiled there over it with the machine's Python 3.12 and nanobind.
 # Then: the C++ suites on the GPU, the pytest suite (CPU and GPU tests), the per-call overhead
 # against torch.matmul, and the course notebook as a script (its GPU cells).
-# Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh [overhead|batched]
+# Usage (repository root on the GPU machine): docs/results/h100/2026-11-27-s23/run.sh [python|overhead|batched]
+#   python:   the module and the pytest suite only
 #   overhead: the module and the per-call overhead only
 #   batched:  kgemm-bench-batched (shared weights, squares) beside the cuBLAS peer's batched rows
 set -uo pipefail
@@ -32,6 +33,12 @@ export PYTHONPATH=/tmp/kgemm-pkg
 echo "module built in $(( $(date +%s) - t0 )) s"
 python3 -c 'import kgemm; print(kgemm.spaces()); print(kgemm.device("cuda"))' 2>&1 | tee "$out/device.txt"
 
+if [ "${1:-}" = python ]; then  # the pytest suite alone
+  timeout 400 python3 -m pytest -q -p no:cacheprovider python/tests > "$out/pytest.txt" 2>&1; echo "pytest rc=$?"
+  grep -E "^(FAILED|ERROR)|passed|failed|^E  " "$out/pytest.txt" | head -30
+  tar -C /tmp -cJf "${OUT:-/tmp}/s23.tar.xz" s23
+  exit 0
+fi
 if [ "${1:-}" = batched ]; then  # kgemm's batched rows beside cuBLAS' default and cuBLASLt best
   benchmarks/cublas_peer/build.sh /tmp/cublas_peer > "$out/cublas_build.log" 2>&1 || tail -5 "$out/cublas_build.log"
   "$pack/bin/kgemm-run" --list-shapes --batch 128 > /tmp/shapes.csv
