@@ -267,8 +267,11 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const std::string path = cli.has("out") ? cli.get("out", "") : kgemm::tuning_store_path(device, lock_timeout);
   // Read before anything is tuned: a foreign or bad store stops the run before time is spent.
   kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
-  const kgemm::Strategy strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
-  const kgemm::Budget budget = kgemm::parse_budget(cli.get("budget", "40"));
+  kgemm::TuneSettings settings;  // each shape's budget may be cut short by --time-limit
+  settings.strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
+  settings.budget = kgemm::parse_budget(cli.get("budget", "40"));
+  settings.seed = cli.get_int("seed", 1);
+  settings.reps = cli.get_count("reps", 7);
   const double time_limit = cli.has("time-limit") ? parse_time_limit(cli.get("time-limit", "")) : 0;
   const std::vector<Request> todo = problems_to_tune(cli);
   const auto run_start = std::chrono::steady_clock::now();
@@ -279,7 +282,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   kgemm::ConfigStore::check_writable(path, lock_timeout);
 
   std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
-              kgemm::kokkos_version_string().c_str(), kgemm::to_string(strategy), path.c_str());
+              kgemm::kokkos_version_string().c_str(), kgemm::to_string(settings.strategy), path.c_str());
   // Configs past the limit are never measured: a tune under a lower one searches shallower pipelines.
   if (const kgemm::TeamScratchLimit& limit = kgemm::team_scratch_limit<ExecSpace>(); limit.block_bytes > 0)
     std::printf("team scratch per block: %s\n", limit.why.c_str());
@@ -298,7 +301,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   for (const Request& request : todo) {
     ++index;
     const kgemm::Problem& problem = request.problem;
-    kgemm::Budget shape_budget = budget;
+    kgemm::TuneSettings shape = settings;
     if (time_limit > 0) {
       const double left = time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
       if (left <= 0) {
@@ -306,7 +309,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
                      "with --resume tunes the rest\n", cli.get("time-limit", "").c_str(), index - 1, int(todo.size()));
         break;
       }
-      if (shape_budget.seconds <= 0 || shape_budget.seconds > left) shape_budget.seconds = left;
+      if (shape.budget.seconds <= 0 || shape.budget.seconds > left) shape.budget.seconds = left;
     }
     const std::string key = kgemm::to_string(problem);
     if (cli.has("resume") && store.exact(problem)) {
@@ -330,11 +333,6 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       ++claimed_elsewhere;
       continue;
     }
-    kgemm::TuneSettings settings;
-    settings.strategy = strategy;
-    settings.budget = shape_budget;
-    settings.seed = cli.get_int("seed", 1);
-    settings.reps = cli.get_count("reps", 7);
     kgemm::TuneHooks hooks;
     if (cli.has("replay")) {
       hooks.replay = [&recorded = replay[key]](const kgemm::Config& c) {
@@ -349,11 +347,11 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       };
     std::optional<ProgressLine> progress;
     hooks.measured_default = [&](const kgemm::Measurement& baseline) {
-      progress.emplace(index, int(todo.size()), key, baseline.gflops, shape_budget);
+      progress.emplace(index, int(todo.size()), key, baseline.gflops, shape.budget);
     };
     hooks.progress = [&](const kgemm::SearchOutcome& so_far, std::size_t candidates) { (*progress)(so_far, candidates); };
     const kgemm::TuneOutcome outcome = kgemm::tune_problem(
-        space, problem, settings, known_configs.for_problem<ExecSpace>(problem), device.threads, hooks);
+        space, problem, shape, known_configs.for_problem<ExecSpace>(problem), device.threads, hooks);
     progress->finish();
     if (!outcome.entry) {
       std::fprintf(stderr, "[%d/%d] %s: no correct config found; nothing stored\n", index, int(todo.size()), key.c_str());

@@ -39,6 +39,31 @@ void start_if_needed() {
   if (!Kokkos::is_initialized()) initialize({});
 }
 
+std::string call_name(const GemmCall& call) { return call.batched ? "kgemm.batched_gemm" : "kgemm.gemm"; }
+
+// NumPy's names of the element types kgemm multiplies; nothing for any other.
+std::optional<DType> dtype_named(const std::string& name) {
+  if (name == "float32") return DType::F32;
+  if (name == "float16") return DType::F16;
+  return std::nullopt;
+}
+
+// What `accumulate` asks for on data of `dtype` (empty: fp32); refused by name otherwise.
+Accum accum_named(const std::string& fn, const std::string& accumulate, const std::string& dtype) {
+  if (accumulate.empty() || accumulate == "float32") return Accum::F32;
+  if (accumulate != "float16")
+    throw std::invalid_argument(fn + ": accumulate='" + accumulate + "'; expected 'float32' or 'float16'");
+  if (dtype != "float16")
+    throw std::invalid_argument(fn + ": accumulate='float16' is for float16 arrays; these are " + dtype);
+  return Accum::F16;
+}
+
+// The store that serves Space and why (describe's line).
+template <class Space>
+std::string serving_store_line(const DeviceInfo& device) {
+  return describe(tuned_configs(Space::name(), [] { return device_info<Space>(); })->serving(), device);
+}
+
 std::string device_name(const Array& x) {
   return x.device == Device::Host ? "the host (cpu)" : "cuda:" + std::to_string(x.device_id);
 }
@@ -52,7 +77,7 @@ std::string shape_text(const Array& x) {
 // The checks every array passes whatever the call: a dtype kgemm multiplies, non-negative strides,
 // extents the kernels' ints hold.
 void check_array(const std::string& fn, const Array& x) {
-  if (x.dtype != "float32" && x.dtype != "float16")
+  if (!dtype_named(x.dtype))
     throw std::invalid_argument(fn + ": " + x.role + " is " + x.dtype + "; kgemm multiplies float32 or float16 arrays");
   for (int d = 0; d < x.ndim; ++d) {
     if (x.strides[d] < 0)
@@ -95,7 +120,7 @@ MatrixRef<T> matrix_of(const Array& x, bool transposed) {
 // The call's checks, then its operands.
 template <class Scalar>
 GemmArgs<Scalar> operands_of(const GemmCall& call) {
-  const std::string fn = call.batched ? "kgemm.batched_gemm" : "kgemm.gemm";
+  const std::string fn = call_name(call);
   for (const Array* x : {&call.a, &call.b, &call.c}) check_array(fn, *x);
   if (call.a.dtype != call.b.dtype || call.a.dtype != call.c.dtype)
     throw std::invalid_argument(fn + ": a is " + call.a.dtype + ", b " + call.b.dtype + ", c " + call.c.dtype +
@@ -144,15 +169,9 @@ GemmArgs<Scalar> operands_of(const GemmCall& call) {
 }
 
 Options options_of(const GemmCall& call) {
-  const std::string fn = call.batched ? "kgemm.batched_gemm" : "kgemm.gemm";
+  const std::string fn = call_name(call);
   Options options;
-  if (call.accumulate == "float16") {
-    if (call.c.dtype != "float16")
-      throw std::invalid_argument(fn + ": accumulate='float16' is for float16 arrays; these are " + call.c.dtype);
-    options.accum = Accum::F16;
-  } else if (!call.accumulate.empty() && call.accumulate != "float32") {
-    throw std::invalid_argument(fn + ": accumulate='" + call.accumulate + "'; expected 'float32' or 'float16'");
-  }
+  options.accum = accum_named(fn, call.accumulate, call.c.dtype);
   if (!call.config.empty()) {
     try {
       options.config = parse_config(call.config);
@@ -209,14 +228,8 @@ void with_space(Device where, F&& f) {
 
 template <class F>
 void with_scalar(const std::string& dtype, F&& f) {
-  if (dtype == "float16") return f(half{});
+  if (dtype_named(dtype) == DType::F16) return f(half{});
   f(float{});
-}
-
-std::string lower(const char* text) {
-  std::string out;
-  for (; *text; ++text) out += char(std::tolower(static_cast<unsigned char>(*text)));
-  return out;
 }
 
 }  // namespace
@@ -267,7 +280,7 @@ Explanation explain(const GemmCall& call) {
       out.space = device.space;
       out.device = device.device;
       out.problem = to_string(problem_of(args, call.batched));
-      out.store = describe(tuned_configs(Space::name(), [] { return device_info<Space>(); })->serving(), device);
+      out.store = serving_store_line<Space>(device);
       if (options.config) {
         out.config = to_string(*options.config);
         out.source = "given";
@@ -301,7 +314,7 @@ DeviceFacts device_facts(Device where) {
     out.arch = device.arch;
     out.threads = device.threads;
     out.memory_gbps = device.memory_gbps;
-    out.store = describe(tuned_configs(Space::name(), [] { return device_info<Space>(); })->serving(), device);
+    out.store = serving_store_line<Space>(device);
     out.scratch_limit = team_scratch_limit<Space>().why;
   });
   return out;
@@ -311,24 +324,25 @@ void add_store_directory(const std::string& dir) { kgemm::add_store_directory(di
 
 std::vector<std::string> spaces() {
   std::vector<std::string> names;
-  for_each_enabled_space_type([&](auto tag) { names.push_back(lower(decltype(tag)::type::name())); });
+  for_each_enabled_space_type([&](auto tag) { names.push_back(detail::lowercase(decltype(tag)::type::name())); });
   return names;
 }
 
 std::string problem_key(const std::string& kernel, const std::string& dtype, char a_order, char b_order, int m, int n,
                         int k, int batch) {
-  if (dtype != "float32" && dtype != "float16")
-    throw std::invalid_argument("kgemm.problem_key: dtype '" + dtype + "'; expected 'float32' or 'float16'");
-  const Problem p{parse_kernel(kernel), dtype == "float32" ? DType::F32 : DType::F16, a_order, b_order, m, n, k, batch};
+  const std::optional<DType> element = dtype_named(dtype);
+  if (!element) throw std::invalid_argument("kgemm.problem_key: dtype '" + dtype + "'; expected 'float32' or 'float16'");
+  const Problem p{parse_kernel(kernel), *element, a_order, b_order, m, n, k, batch};
   if (const std::string why = why_invalid(p); !why.empty()) throw std::invalid_argument("kgemm.problem_key: " + why);
   return to_string(p);
 }
 
 double error_bound(const std::string& dtype, const std::string& accumulate, int k, const std::string& config,
                    double exact, double magnitude, double alpha, double beta_c0) {
-  const DType data = dtype == "float16" ? DType::F16 : DType::F32;
-  const Accum accum = accumulate == "float16" ? Accum::F16 : Accum::F32;
-  return ErrorBound::of_call(data, accum, k, parse_config(config))(exact, magnitude, alpha, beta_c0);
+  const std::optional<DType> data = dtype_named(dtype);
+  if (!data) throw std::invalid_argument("kgemm error_bound: dtype '" + dtype + "'; expected 'float32' or 'float16'");
+  const Accum accum = accum_named("kgemm error_bound", accumulate, dtype);
+  return ErrorBound::of_call(*data, accum, k, parse_config(config))(exact, magnitude, alpha, beta_c0);
 }
 
 std::vector<Layer> resnet_layers(const std::string& model, int image, int batch) {

@@ -34,6 +34,14 @@ std::string dtype_name(const nb::dlpack::dtype& t) {
 
 std::string class_name(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
+// Array holds three extents: more are refused before they are read.
+void check_rank(const char* fn, const char* role, int ndim) {
+  if (ndim > 3)
+    throw nb::value_error((std::string(fn) + ": " + role + " has " + std::to_string(ndim) +
+                           " dimensions; kgemm takes matrices and (batch, rows, cols) batches")
+                              .c_str());
+}
+
 // The array `h` as arrays.hpp describes it; `write`: it is the product's destination.
 Array array_of(const char* fn, const char* role, nb::handle h, bool write) {
   // One import per array (each is a DLPack exchange, a good share of a small call's time): the
@@ -61,10 +69,7 @@ Array array_of(const char* fn, const char* role, nb::handle h, bool write) {
   out.device_id = x.device_id();
   out.dtype = dtype_name(x.dtype());
   out.ndim = int(x.ndim());
-  if (out.ndim > 3)
-    throw nb::value_error((std::string(fn) + ": " + role + " has " + std::to_string(out.ndim) +
-                           " dimensions; kgemm takes matrices and (batch, rows, cols) batches")
-                              .c_str());
+  check_rank(fn, role, out.ndim);
   for (int d = 0; d < out.ndim; ++d) {
     out.shape[d] = std::int64_t(x.shape(d));
     out.strides[d] = std::int64_t(x.stride(d));
@@ -85,10 +90,7 @@ Array described_array(const char* fn, const char* role, nb::handle h) {
   out.device = nb::cast<bool>(t[2]) ? Device::Cuda : Device::Host;
   out.device_id = nb::cast<int>(t[3]);
   out.ndim = int(nb::len(shape));
-  if (out.ndim > 3)
-    throw nb::value_error((std::string(fn) + ": " + role + " has " + std::to_string(out.ndim) +
-                           " dimensions; kgemm takes matrices and (batch, rows, cols) batches")
-                              .c_str());
+  check_rank(fn, role, out.ndim);
   for (int d = 0; d < out.ndim; ++d) {
     out.shape[d] = nb::cast<std::int64_t>(shape[d]);
     out.strides[d] = nb::cast<std::int64_t>(strides[d]);
