@@ -70,7 +70,7 @@ TEST(Search, ClimbReachesTheTopOfASmoothLandscapeEarly) {
 }
 
 // Two hills: given a foot of each as starts, climb measures both first and climbs the higher
-// hill (12 evaluations: 2 starts, 4 neighbours of the high foot, 3 new ones a step up).
+// hill (each step up the first faster neighbour found: at most 4 neighbours a step).
 TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
   const auto configs = grid_of_configs();
   auto two_hills = [](const Config& c) {
@@ -84,6 +84,52 @@ TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
   EXPECT_EQ(from_both.log[0].config, low_foot);
   EXPECT_EQ(from_both.log[1].config, high_foot);
   EXPECT_EQ(from_both.best, high_top);
+}
+
+// A start no candidate matches (a block larger than the problem, say) starts the climb at the
+// nearest candidate of its kernel family, not at a random one nor at another family's.
+TEST(Search, ClimbStartsFromTheNearestCandidateOfAStartsFamily) {
+  std::vector<Config> configs = grid_of_configs();
+  for (int mb : {32, 64})
+    for (int nb : {32, 64}) configs.push_back({mb, nb, 32, 32, 32, 128, true});  // a tensor-core family
+  const Config too_large{128, 128, 32, 32, 32, 512, true};  // no candidate
+  std::vector<Config> measured;
+  const SearchOutcome outcome = search(configs, {too_large}, Strategy::Climb, parse_budget("1"), 3, [&](const Config& c) {
+    measured.push_back(c);
+    return Measurement{true, smooth_speed(c), ""};
+  });
+  ASSERT_EQ(measured.size(), 1u);
+  EXPECT_EQ(measured.front(), (Config{64, 64, 32, 32, 32, 128, true}));
+}
+
+// Each start's hill is climbed, fastest start first: once the high hill's top is reached the
+// climb goes on from the other start, where the best is, rather than from a random candidate:
+// every config measured until the best is a start or one step from one measured before it.
+TEST(Search, ClimbClimbsFromEveryStartFastestFirst) {
+  std::vector<Config> configs;  // 384: a random candidate is seldom next to the few measured
+  for (int mb = 8; mb <= 1024; mb *= 2)
+    for (int nb = 8; nb <= 1024; nb *= 2)
+      for (int kb = 8; kb <= 256; kb *= 2) configs.push_back({mb, nb, kb, 4, 4, 1});
+  auto two_hills = [](const Config& c) {  // high start, low top at nb 256; low start, high top at nb 16 (small mb, kb)
+    const bool right = c.nb >= 64;
+    const double top = right ? 150.0 : 300.0, peak = right ? 256.0 : 16.0;
+    const double foot = right ? 140.0 : 60.0;
+    return Measurement{true, foot + (top - foot) / (1.0 + std::abs(std::log2(c.nb / peak))) - c.mb * 0.01 - c.kb * 0.001, ""};
+  };
+  auto rank = [](int value) { return std::log2(double(value)); };  // the values are powers of two
+  auto one_step = [&](const Config& a, const Config& b) {
+    return std::abs(rank(a.mb) - rank(b.mb)) + std::abs(rank(a.nb) - rank(b.nb)) + std::abs(rank(a.kb) - rank(b.kb)) == 1;
+  };
+  const Config left_start{128, 32, 128, 4, 4, 1}, right_start{16, 64, 32, 4, 4, 1};
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const auto outcome = search(configs, {left_start, right_start}, Strategy::Climb, parse_budget("40"), seed, two_hills);
+    const Config top{8, 16, 8, 4, 4, 1};
+    EXPECT_EQ(outcome.best, top) << "seed " << seed;
+    for (std::size_t i = 2; i < outcome.log.size() && outcome.log[i - 1].config != top; ++i)
+      EXPECT_TRUE(std::any_of(outcome.log.begin(), outcome.log.begin() + long(i),
+                              [&](const Evaluated& before) { return one_step(before.config, outcome.log[i].config); }))
+          << "seed " << seed << ": evaluation " << i << ", " << to_string(outcome.log[i].config) << ", jumped";
+  }
 }
 
 TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
@@ -103,13 +149,56 @@ TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfigExactly) {
   append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 12.5, ""}});
   append_measurement(path, p, {Config{64, 64, 32, 8, 8, 16}, {false, 0, "C(0,1,2)\toff"}});
   append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 1.0 / 3.0, ""}});
-  const auto loaded = load_measurements(path);
+  const auto loaded = load_measurements(path).problems;
   ASSERT_EQ(loaded.size(), 1u);
-  const auto& list = loaded.at(to_string(p));
+  const auto& list = loaded.at(to_string(p)).measured;
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0].measurement.gflops, 1.0 / 3.0);  // every digit: a replay rounds what the run rounded
   EXPECT_FALSE(list[1].measurement.correct);
   EXPECT_EQ(list[1].measurement.note, "C(0,1,2) off");
+  EXPECT_EQ(loaded.at(to_string(p)).given.candidates, 0u);  // no search line: not known to be exhaustive
+}
+
+TEST(MeasurementCache, RecordsTheDeviceAndWhatEachSearchWasGiven) {
+  const std::string path = ::testing::TempDir() + "kgemm_cache_search_test.tsv";
+  std::remove(path.c_str());
+  Problem p, q;
+  p.m = 49, p.n = 2048, p.k = 512;
+  q.m = 3136, q.n = 64, q.k = 576, q.dtype = DType::F16;
+  const DeviceInfo device{"cuda", "NVIDIA H200", "sm_90", 132, 4814.304};
+  const std::vector<Config> seeds = {Config{64, 64, 32, 4, 4, 16}, parse_config("mb64_nb64_kb32_tm32_tn32_team128_ks4_tc")};
+  append_device(path, device);
+  append_search(path, p, {2, seeds[0], seeds, std::nullopt});
+  append_measurement(path, p, {seeds[0], {true, 12.5, ""}});
+  append_search(path, q, {3, seeds[1], {seeds[1]}, seeds[0]});
+  append_measurement(path, q, {seeds[0], {true, 2.5, ""}});
+  append_measurement(path, p, {seeds[1], {true, 20.0, ""}});
+  const MeasurementCache loaded = load_measurements(path);
+  ASSERT_TRUE(loaded.device.has_value());
+  EXPECT_EQ(*loaded.device, device);
+  ASSERT_EQ(loaded.problems.size(), 2u);
+  const RecordedSearch& first = loaded.problems.at(to_string(p));
+  EXPECT_EQ(first.given.candidates, 2u);
+  EXPECT_EQ(first.given.seeds, seeds);
+  EXPECT_EQ(first.given.fallback, seeds[0]);
+  EXPECT_FALSE(first.given.known.has_value());
+  EXPECT_TRUE(first.exhaustive());
+  const RecordedSearch& second = loaded.problems.at(to_string(q));
+  EXPECT_EQ(second.given.candidates, 3u);
+  EXPECT_EQ(second.given.known, std::optional<Config>(seeds[0]));
+  EXPECT_EQ(second.given.fallback, seeds[1]);
+  EXPECT_FALSE(second.exhaustive());  // one of three candidates measured
+
+  std::FILE* bad = std::fopen(path.c_str(), "a");
+  std::fputs("#search\tgemm_f32_nn_m49_n2048_k512_b1\tmany\tmb64_nb64_kb32_tm4_tn4_team16\t-\tmb64_nb64_kb32_tm4_tn4_team16\n", bad);
+  std::fclose(bad);
+  try {
+    load_measurements(path);
+    ADD_FAILURE() << "a search line without a count was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(":7: not a measurement line ('many' is not a candidate count)"), std::string::npos)
+        << e.what();
+  }
 }
 
 // A kernel that is right except for one element of C (the last product's) when it runs `broken`.
@@ -313,10 +402,10 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
     Problem batch128 = batch1;
     batch128.m = 49 * 128;
     for (const Config& start : search_starts<Space>(batch128, 132)) EXPECT_EQ(start.ks, 1) << Space::name();
-    // Re-tuning: the store's config starts the climb too, once.
+    // Re-tuning: the store's config starts the climb too, once, after the default.
     const Config known = candidate_configs<Space>(batch1).back();
     std::vector<Config> with_known = search_starts<Space>(batch1, 132, &known);
-    EXPECT_EQ(with_known.back(), known) << Space::name();
+    EXPECT_EQ(with_known[1], known) << Space::name();
     EXPECT_EQ(with_known.size(), starts.size() + (std::find(starts.begin(), starts.end(), known) == starts.end()));
     with_known = search_starts<Space>(batch1, 132, &starts.front());
     EXPECT_EQ(with_known, starts) << Space::name();

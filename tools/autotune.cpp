@@ -276,7 +276,8 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   const std::vector<Request> todo = problems_to_tune(cli);
   const auto run_start = std::chrono::steady_clock::now();
   const std::string cache = cli.get("cache", "");
-  std::map<std::string, std::vector<kgemm::Evaluated>> replay;
+  if (!cache.empty()) kgemm::append_device(cache, device);
+  kgemm::MeasurementCache replay;
   if (cli.has("replay")) replay = kgemm::load_measurements(cli.get("replay", ""));
   // Proven before anything is tuned: a store found unwritable after the first shape costs its tuning.
   kgemm::ConfigStore::check_writable(path, lock_timeout);
@@ -335,16 +336,18 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     }
     kgemm::TuneHooks hooks;
     if (cli.has("replay")) {
-      hooks.replay = [&recorded = replay[key]](const kgemm::Config& c) {
+      hooks.replay = [&recorded = replay.problems[key].measured](const kgemm::Config& c) {
         for (const auto& e : recorded)
           if (e.config == c) return e.measurement;
         return kgemm::Measurement{false, 0, "not in the replay cache"};
       };
     }
-    if (!cache.empty())
+    if (!cache.empty()) {
+      hooks.searching = [&](const kgemm::SearchGiven& given) { kgemm::append_search(cache, problem, given); };
       hooks.record = [&](const kgemm::Config& c, const kgemm::Measurement& m) {
         kgemm::append_measurement(cache, problem, {c, m});
       };
+    }
     std::optional<ProgressLine> progress;
     hooks.measured_default = [&](const kgemm::Measurement& baseline) {
       progress.emplace(index, int(todo.size()), key, baseline.gflops, shape.budget);

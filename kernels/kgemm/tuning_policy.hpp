@@ -78,31 +78,29 @@ struct TuningPolicy<Kokkos::Cuda> {
   static Config default_config(DType dtype = DType::F32) {
     return fp16_on_tensor_cores(dtype) ? Config{128, 64, 32, 64, 32, 128, true} : Config{128, 64, 16, 8, 8, 128};
   }
-  // fp32 on TF32 tensor cores (3xTF32, compute capability 8.0 and newer): the fp16 default's
-  // warps on 16-deep slabs, as fp32 slabs take twice the scratch (three buffers fit 48 KB).
-  // Never the default: the tuner offers it per problem where its error is no worse than twice
-  // the SIMT kernel's.
+  // fp32 on TF32 tensor cores (3xTF32, compute capability 8.0 and newer). Never the default: the
+  // tuner offers it per problem where its error is no worse than twice the SIMT kernel's.
   static bool fp32_on_tensor_cores(DType dtype) { return dtype == DType::F32 && TensorCores<Kokkos::Cuda>::tf32_on_device(); }
-  static Config fp32_tensor_core_config() { return {128, 64, 16, 64, 32, 128, true}; }
-  // Climbs start from the best of these: blocks for large, medium and small M (batch-1 layers
-  // have M = 49 ... 12544). A climb from the default alone stays on 128-row blocks for M = 49,
-  // where 32-row blocks run much faster (docs/gpu-notes.md, s4).
+  // Climbs start from these (tuner/search_space.hpp fits each to the problem; the search moves a
+  // seed that no candidate matches to its kernel family's nearest candidate): one per kernel
+  // family and block class, each the config of its family that wins most often in the exhaustive
+  // Hopper caches (docs/tuning.md), since a climb one step at a time seldom crosses from one
+  // family or block class to another. Warpgroup families (`_wg`, `_ws`) are dropped where the
+  // build or the GPU has none, configs past 48 KB of scratch where spaces/ does not lift the cap.
   static std::vector<Config> seed_configs(DType dtype) {
-    const Config small_m{32, 64, 32, 4, 4, 128};
-    // Hopper's warpgroup MMA (two warpgroups of 64 x 128 on 64-deep slabs): dropped where the
-    // build or the GPU has none (why_illegal).
-    const Config warpgroups{128, 128, 64, 64, 128, 256, true, 1, 1, 0, true};
-    // Its warp-specialized kernel, four 32 KB slab buffers (past Kokkos 4.6's 48 KB: offered
-    // where spaces/ lifts the cap).
-    const Config specialized{128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true};
     if (fp16_on_tensor_cores(dtype))
-      return {default_config(dtype), {64, 64, 32, 32, 32, 128, true}, small_m, warpgroups, specialized};
-    std::vector<Config> seeds = {default_config(dtype), {64, 64, 32, 8, 4, 128}, small_m};
+      return {default_config(dtype),
+              {64, 64, 32, 32, 32, 128, true},                       // warps' 32 x 32 tiles: small M or N
+              {64, 128, 64, 64, 128, 128, true, 1, 1, 0, true},      // one warpgroup's 64 x 128 tile
+              {128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true},  // warp-specialized, 4 x 32 KB buffers
+              {64, 64, 64, 64, 64, 256, true, 1, 1, 4, true, true}};    // the same on 64 x 64 blocks
+    std::vector<Config> seeds = {default_config(dtype),
+                                 {64, 64, 32, 8, 4, 128},
+                                 {32, 64, 32, 4, 4, 128}};  // small M: batch-1 layers have M = 49 ... 12544
     if (fp32_on_tensor_cores(dtype)) {
-      seeds.push_back(fp32_tensor_core_config());
-      // 3xTF32 on Hopper's TF32 warpgroup MMA: one warpgroup's 128 x 64 tile on 16-deep slabs
-      // (33 KB; two teams per multiprocessor); dropped where the build or the GPU has none.
-      seeds.push_back({128, 64, 16, 128, 64, 128, true, 1, 1, 0, true});
+      seeds.push_back({32, 64, 32, 32, 64, 32, true, 1, 1, 3});  // a warp's 32 x 64 tile, 3 buffers
+      // Hopper's TF32 warpgroup MMA: two warpgroups' 128 x 64 tiles on 32-deep slabs, 4 buffers.
+      seeds.push_back({128, 128, 32, 128, 64, 256, true, 1, 1, 4, true});
     }
     return seeds;
   }

@@ -13,56 +13,109 @@
 
 namespace kgemm {
 
-void append_measurement(const std::string& path, const Problem& problem, const Evaluated& e) {
+namespace {
+
+constexpr char kSearchTag[] = "#search", kDeviceTag[] = "#device", kNone[] = "-";
+
+void append_line(const std::string& path, const std::string& line) {
   const std::string what = "the measurement cache " + path;
   std::FILE* out = std::fopen(path.c_str(), "a");
   if (!out) throw std::runtime_error("cannot write " + what + ": " + std::strerror(errno));
+  std::fprintf(out, "%s\n", line.c_str());
+  close_checked(out, what);
+}
+
+std::string next_field(std::istringstream& fields) {
+  std::string field;
+  std::getline(fields, field, '\t');
+  return field;
+}
+
+}  // namespace
+
+void append_measurement(const std::string& path, const Problem& problem, const Evaluated& e) {
   std::string note = e.measurement.note;
   std::replace(note.begin(), note.end(), '\t', ' ');
   std::replace(note.begin(), note.end(), '\n', ' ');
   // All 17 digits: a replay must see the very rate the run saw, or its rounding of what it stores differs.
   char gflops[32] = "wrong";
   if (e.measurement.correct) std::snprintf(gflops, sizeof gflops, "%.17g", e.measurement.gflops);
-  std::fprintf(out, "%s\t%s\t%s\t%s\n", to_string(problem).c_str(), to_string(e.config).c_str(), gflops, note.c_str());
-  close_checked(out, what);
+  append_line(path, to_string(problem) + "\t" + to_string(e.config) + "\t" + gflops + "\t" + note);
 }
 
-std::map<std::string, std::vector<Evaluated>> load_measurements(const std::string& path) {
+void append_search(const std::string& path, const Problem& problem, const SearchGiven& given) {
+  std::string line = std::string(kSearchTag) + "\t" + to_string(problem) + "\t" + std::to_string(given.candidates) +
+                     "\t" + to_string(given.fallback) + "\t" + (given.known ? to_string(*given.known) : kNone);
+  for (const Config& seed : given.seeds) line += "\t" + to_string(seed);
+  append_line(path, line);
+}
+
+void append_device(const std::string& path, const DeviceInfo& device) {
+  char gbps[32];
+  std::snprintf(gbps, sizeof gbps, "%.17g", device.memory_gbps);
+  append_line(path, std::string(kDeviceTag) + "\t" + device.space + "\t" + device.device + "\t" + device.arch + "\t" +
+                        std::to_string(device.threads) + "\t" + gbps);
+}
+
+MeasurementCache load_measurements(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("kgemm: cannot read measurement cache " + path);
-  std::map<std::string, std::vector<Evaluated>> by_problem;
+  MeasurementCache cache;
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
     if (line.empty()) continue;
     std::istringstream fields(line);
-    std::string problem, config, value;
-    std::getline(fields, problem, '\t');
-    std::getline(fields, config, '\t');
-    std::getline(fields, value, '\t');
-    Evaluated e;
+    const std::string first = next_field(fields);
     try {
-      problem = to_string(parse_problem(problem));
-      e.config = parse_config(config);
+      if (first == kDeviceTag) {
+        DeviceInfo device;
+        device.space = next_field(fields), device.device = next_field(fields), device.arch = next_field(fields);
+        const std::string threads = next_field(fields), gbps = next_field(fields);
+        const auto count = integer_in(threads, 1, 1 << 30);
+        const auto rate = finite_at_least(gbps, 0);
+        if (device.space.empty() || device.device.empty() || !count || !rate)
+          throw std::invalid_argument("expected space, name, arch, threads >= 1 and GB/s >= 0");
+        device.threads = *count, device.memory_gbps = *rate;
+        cache.device = device;
+        continue;
+      }
+      if (first == kSearchTag) {
+        RecordedSearch& search = cache.problems[to_string(parse_problem(next_field(fields)))];
+        const std::string count = next_field(fields), fallback = next_field(fields), known = next_field(fields);
+        const auto candidates = integer_in(count, 1, 1 << 30);
+        if (!candidates) throw std::invalid_argument("'" + count + "' is not a candidate count");
+        search.given.candidates = std::size_t(*candidates);
+        search.given.fallback = parse_config(fallback);
+        search.given.known.reset();
+        if (known != kNone) search.given.known = parse_config(known);
+        search.given.seeds.clear();
+        for (std::string seed; std::getline(fields, seed, '\t');) search.given.seeds.push_back(parse_config(seed));
+        if (search.given.seeds.empty()) throw std::invalid_argument("no seed");
+        continue;
+      }
+      Evaluated e;
+      e.config = parse_config(next_field(fields));
+      const std::string value = next_field(fields);
       e.measurement.correct = value != "wrong";
       if (e.measurement.correct) {
         const auto gflops = finite_at_least(value, 0);
         if (!gflops) throw std::invalid_argument("'" + value + "' is neither a finite GFLOP/s >= 0 nor 'wrong'");
         e.measurement.gflops = *gflops;
       }
+      std::getline(fields, e.measurement.note);
+      auto& list = cache.problems[to_string(parse_problem(first))].measured;
+      const auto same = std::find_if(list.begin(), list.end(), [&](const Evaluated& x) { return x.config == e.config; });
+      if (same != list.end())
+        *same = e;
+      else
+        list.push_back(e);
     } catch (const std::exception& error) {
       throw std::runtime_error("kgemm: " + path + ":" + std::to_string(number) + ": not a measurement line (" +
                                error.what() + ")");
     }
-    std::getline(fields, e.measurement.note);
-    auto& list = by_problem[problem];
-    const auto same = std::find_if(list.begin(), list.end(), [&](const Evaluated& x) { return x.config == e.config; });
-    if (same != list.end())
-      *same = e;
-    else
-      list.push_back(e);
   }
-  return by_problem;
+  return cache;
 }
 
 }  // namespace kgemm

@@ -6,10 +6,12 @@
 #include <climits>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "kgemm/text_number.hpp"
 
@@ -29,6 +31,12 @@ const char* to_string(Strategy strategy) {
     case Strategy::Climb: return "climb";
   }
   return "?";
+}
+
+std::string searching_strategies() {
+  std::string names;
+  for (Strategy s : {Strategy::Random, Strategy::Climb}) names += std::string(names.empty() ? "" : ",") + to_string(s);
+  return names;
 }
 
 Budget parse_budget(const std::string& text) {
@@ -58,7 +66,7 @@ int SearchOutcome::rejected() const {
 namespace {
 
 // The parameters Climb steps along; the team size is not one of them on its own (on GPUs it
-// follows from the tiles), but configs differing only in team are neighbours too.
+// follows from the tiles), but configs differing only in team (or kernel family) are neighbours too.
 using Coordinates = std::array<int, 7>;  // ranks of mb, nb, kb, the micro-tile, ks, bb and slab buffers
 
 class Neighbourhood {
@@ -69,28 +77,47 @@ class Neighbourhood {
       values_[3].insert(c.tm * 1000 + c.tn), values_[4].insert(c.ks), values_[5].insert(c.bb);
       values_[6].insert(c.slab_buffers);
     }
+    for (const Config& c : candidates) at_.push_back(coordinates(c));
   }
   // Indices of the candidates one step away from candidates_[i].
   std::vector<std::size_t> of(std::size_t i) const {
-    const Coordinates here = coordinates(candidates_[i]);
     std::vector<std::size_t> near;
     for (std::size_t j = 0; j < candidates_.size(); ++j) {
-      const Coordinates there = coordinates(candidates_[j]);
-      int steps = 0;
-      for (std::size_t p = 0; p < here.size(); ++p) steps += std::abs(here[p] - there[p]);
+      const int steps = steps_between(at_[i], at_[j]);
       if (steps == 1 || (steps == 0 && j != i)) near.push_back(j);
     }
     return near;
   }
+  // The candidate of `c`'s kernel family (family_suffix) fewest steps from it (the first such):
+  // where a search starts from a seed that is no candidate of the problem (a block larger than
+  // it, a split it cannot take). None when no candidate is of its family.
+  std::optional<std::size_t> nearest(const Config& c) const {
+    const Coordinates here = coordinates(c);
+    std::optional<std::size_t> best;
+    int fewest = 0;
+    for (std::size_t j = 0; j < candidates_.size(); ++j) {
+      if (std::string_view(family_suffix(candidates_[j])) != family_suffix(c)) continue;
+      const int steps = steps_between(here, at_[j]);
+      if (!best || steps < fewest) best = j, fewest = steps;
+    }
+    return best;
+  }
 
  private:
-  int rank(int p, int value) const { return int(std::distance(values_[p].begin(), values_[p].find(value))); }
+  // A value's rank among the candidates' values; one that none has ranks where it would go.
+  int rank(int p, int value) const { return int(std::distance(values_[p].begin(), values_[p].lower_bound(value))); }
   Coordinates coordinates(const Config& c) const {
     return {rank(0, c.mb), rank(1, c.nb), rank(2, c.kb), rank(3, c.tm * 1000 + c.tn),
             rank(4, c.ks), rank(5, c.bb), rank(6, c.slab_buffers)};
   }
+  static int steps_between(const Coordinates& a, const Coordinates& b) {
+    int steps = 0;
+    for (std::size_t p = 0; p < a.size(); ++p) steps += std::abs(a[p] - b[p]);
+    return steps;
+  }
   const std::vector<Config>& candidates_;
   std::array<std::set<int>, 7> values_;
+  std::vector<Coordinates> at_;
 };
 
 class Searcher {
@@ -133,40 +160,67 @@ class Searcher {
   SearchOutcome outcome_;
 };
 
-void climb(Searcher& searcher, const std::vector<Config>& candidates, const std::vector<std::size_t>& starts,
-           std::mt19937_64& rng) {
-  const Neighbourhood neighbourhood(candidates);
-  std::vector<std::size_t> restarts(candidates.size());
-  for (std::size_t i = 0; i < restarts.size(); ++i) restarts[i] = i;
-  std::shuffle(restarts.begin(), restarts.end(), rng);
-
-  std::size_t here = starts.front();
+// Climbs from `here` to a local optimum: the first neighbour (in random order) faster than here
+// becomes here, so a small budget moves as soon as it finds a way up instead of first measuring
+// every neighbour.
+void climb_from(Searcher& searcher, const Neighbourhood& neighbourhood, std::size_t here, std::mt19937_64& rng) {
   double here_gflops = searcher.measure(here);
-  for (std::size_t i : starts) {
-    if (searcher.exhausted()) return;
-    const double gflops = searcher.measure(i);
-    if (gflops > here_gflops) here = i, here_gflops = gflops;
-  }
   while (!searcher.exhausted()) {
     std::vector<std::size_t> near = neighbourhood.of(here);
     std::shuffle(near.begin(), near.end(), rng);
-    std::size_t best = here;
-    double best_gflops = here_gflops;
+    bool moved = false;
     for (std::size_t j : near) {
       if (searcher.exhausted()) return;
+      if (searcher.visited(j)) continue;
       const double gflops = searcher.measure(j);
-      if (gflops > best_gflops) best = j, best_gflops = gflops;
+      if (gflops > here_gflops) {
+        here = j, here_gflops = gflops, moved = true;
+        break;
+      }
     }
-    if (best != here) {
-      here = best, here_gflops = best_gflops;
-      continue;
-    }
-    // A local optimum: start again from a candidate not yet measured.
-    while (!restarts.empty() && searcher.visited(restarts.back())) restarts.pop_back();
-    if (restarts.empty()) return;
-    here = restarts.back();
-    here_gflops = searcher.measure(here);
+    if (!moved) return;
   }
+}
+
+// Measures the starts, then climbs from each, fastest first (each start stands for a kernel
+// family or block class that a climb one step at a time seldom crosses into), then from random
+// unmeasured candidates while budget is left.
+void climb(Searcher& searcher, const std::vector<Config>& candidates, const std::vector<std::size_t>& starts,
+           std::mt19937_64& rng) {
+  const Neighbourhood neighbourhood(candidates);
+  std::vector<std::pair<double, std::size_t>> by_rate;
+  for (std::size_t i : starts) {
+    if (searcher.exhausted()) return;
+    by_rate.push_back({-searcher.measure(i), i});
+  }
+  std::stable_sort(by_rate.begin(), by_rate.end());
+  for (const auto& [negative_rate, i] : by_rate) {
+    if (searcher.exhausted()) return;
+    climb_from(searcher, neighbourhood, i, rng);
+  }
+  std::vector<std::size_t> restarts(candidates.size());
+  for (std::size_t i = 0; i < restarts.size(); ++i) restarts[i] = i;
+  std::shuffle(restarts.begin(), restarts.end(), rng);
+  for (std::size_t i : restarts) {
+    if (searcher.exhausted()) return;
+    if (!searcher.visited(i)) climb_from(searcher, neighbourhood, i, rng);
+  }
+}
+
+// The candidates a climb starts from: each start, or where it is no candidate the nearest of
+// its family; a random candidate when none is left.
+std::vector<std::size_t> start_indices(const std::vector<Config>& candidates, const std::vector<Config>& starts,
+                                       std::mt19937_64& rng) {
+  const Neighbourhood neighbourhood(candidates);
+  std::vector<std::size_t> at;
+  for (const Config& start : starts) {
+    const auto exact = std::find(candidates.begin(), candidates.end(), start);
+    const std::optional<std::size_t> i =
+        exact != candidates.end() ? std::optional<std::size_t>(std::size_t(exact - candidates.begin())) : neighbourhood.nearest(start);
+    if (i && std::find(at.begin(), at.end(), *i) == at.end()) at.push_back(*i);
+  }
+  if (at.empty()) at.push_back(std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng));
+  return at;
 }
 
 }  // namespace
@@ -189,17 +243,9 @@ SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Co
         searcher.measure(i);
       }
       break;
-    case Strategy::Climb: {
-      std::vector<std::size_t> at_starts;
-      for (const Config& start : starts) {
-        const auto at = std::find(candidates.begin(), candidates.end(), start);
-        if (at != candidates.end()) at_starts.push_back(std::size_t(at - candidates.begin()));
-      }
-      if (at_starts.empty())
-        at_starts.push_back(std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng));
-      climb(searcher, candidates, at_starts, rng);
+    case Strategy::Climb:
+      climb(searcher, candidates, start_indices(candidates, starts, rng), rng);
       break;
-    }
   }
   return searcher.outcome();
 }

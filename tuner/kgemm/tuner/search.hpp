@@ -20,6 +20,8 @@ enum class Strategy {
 };
 Strategy parse_strategy(const std::string& text);
 const char* to_string(Strategy strategy);
+// The strategies that search within a budget (all but exhaustive), comma-separated.
+std::string searching_strategies();
 
 // Per problem: at most `evaluations` candidates and `seconds` of search; 0 = no limit.
 struct Budget {

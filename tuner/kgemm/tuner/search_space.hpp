@@ -89,12 +89,12 @@ Config fit_to_products(Config start, const Problem& problem) {
 // device's `processors` (SMs) idle: the smallest listed split that gives every processor two
 // teams, or the largest that fits. Searches climbing from unsplit configs stay among unsplit
 // ones for the M = 49 layers (H100).
-template <class ExecSpace>
-Config split_for_device(Config start, const Problem& problem, int processors) {
+// `splits`: the K splits the space searches, fewest first.
+inline Config split_for_device(Config start, const Problem& problem, int processors, const std::vector<int>& splits) {
   const long blocks = grid_blocks(start, problem);
   if (blocks >= processors) return start;
   Config best = start;
-  for (int ks : TuningPolicy<ExecSpace>::ranges().ks) {
+  for (int ks : splits) {
     Config split = start;
     split.ks = ks;
     if (!split_fits(split, problem)) break;
@@ -102,6 +102,10 @@ Config split_for_device(Config start, const Problem& problem, int processors) {
     if (blocks * ks >= 2L * processors) break;
   }
   return best;
+}
+template <class ExecSpace>
+Config split_for_device(const Config& start, const Problem& problem, int processors) {
+  return split_for_device(start, problem, processors, TuningPolicy<ExecSpace>::ranges().ks);
 }
 
 // The config a store offers a search of `problem` on the device `here`: the problem's own entry
@@ -120,19 +124,21 @@ std::optional<Config> store_start(const ConfigStore& store, const Problem& probl
   return store_start<ExecSpace>(store, problem, store.header.device);
 }
 
-// Where a search starts: the space's seeds (the default first), each fitted to small products
-// and split for the device; then `known`, the store's config (store_start), so a re-tuning climb
-// that wanders elsewhere within its budget never replaces an entry with a slower one, and a new
-// shape's search finds at least what dispatch already gives it.
+// Where a search starts: the space default (fitted to small products and split for the device,
+// as every seed), then `known`, the store's config (store_start), so a re-tuning climb that
+// wanders elsewhere within its budget never replaces an entry with a slower one, and a new
+// shape's search finds at least what dispatch already gives it; then the other seeds.
 template <class ExecSpace>
 std::vector<Config> search_starts(const Problem& problem, int processors, const Config* known = nullptr) {
   std::vector<Config> starts;
   auto add = [&](const Config& start) {
     if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
   };
-  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem.dtype))
-    add(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors));
-  if (known) add(*known);
+  const std::vector<Config> seeds = TuningPolicy<ExecSpace>::seed_configs(problem.dtype);
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    add(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seeds[i], problem), problem, processors));
+    if (i == 0 && known) add(*known);
+  }
   return starts;
 }
 

@@ -14,6 +14,7 @@
 
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
+#include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
 #include "kgemm/tuner/search.hpp"
@@ -34,6 +35,8 @@ struct TuneHooks {
   Evaluate replay;  // set: measurements come from it (an earlier run's cache), no kernel runs
   std::function<void(const Config&, const Measurement&)> record;  // each measurement as it is made
   std::function<void(const Measurement&)> measured_default;       // the space default's, before the search
+  // What the search is given, before it starts (measurement_cache.hpp's SearchGiven).
+  std::function<void(const SearchGiven&)> searching;
   OnProgress progress;                                            // after each evaluation
 };
 
@@ -127,6 +130,7 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   std::vector<Config> candidates = candidate_configs<ExecSpace>(problem);
   if (bench32)
     out.gate = gate_split_tf32(*bench32, fallback, TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates);
+  if (hooks.searching) hooks.searching({candidates.size(), fallback, search_starts<ExecSpace>(problem, processors), known});
   const std::vector<Config> starts = search_starts<ExecSpace>(problem, processors, known ? &*known : nullptr);
   out.search = search(candidates, starts, settings.strategy, settings.budget, settings.seed, measure_once, hooks.progress);
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# kgemm-compare-strategies end to end: exhaustive autotune runs on tiny shapes write a cache with
+# the device and each search's givens; the tool replays every strategy on it (an unlimited budget
+# reaches the exhaustive best), checks the dispatch model on it, and refuses what it cannot use
+# with a message: a cache of searches cut short, --starts store without the device line, a bad
+# --starts.
+# Usage: compare_strategies.sh <autotune binary> <kgemm-compare-strategies binary> <space>
+set -euo pipefail
+autotune=$1 compare=$2 space=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+trap 'echo "compare_strategies.sh: line $LINENO failed"; tail -n 5 "$dir"/*.log "$dir"/*.err 2>/dev/null' ERR
+
+"$autotune" --space "$space" --strategy exhaustive --budget 100000 --reps 1 --out "$dir/store.yaml" \
+    --cache "$dir/cache.tsv" --shape 13x17x19,29x31x37,64x48x40 > "$dir/exhaustive.log" 2>&1
+grep -q "^#device	$space	" "$dir/cache.tsv" || { echo "no #device line"; exit 1; }
+[ "$(grep -c '^#search	' "$dir/cache.tsv")" = 3 ] || { echo "expected a #search line per problem"; exit 1; }
+
+"$compare" --cache "$dir/cache.tsv" --seeds 2 --budgets 3,100000 --per-problem > "$dir/compare.log"
+grep -q '^3 problems measured exhaustively' "$dir/compare.log" || { cat "$dir/compare.log"; exit 1; }
+for strategy in random climb; do
+  grep -q "^| $strategy | 100000 | 1.000 | 1.000 | 3 of 3 |" "$dir/compare.log" ||
+    { echo "$strategy with an unlimited budget did not reach the exhaustive best"; cat "$dir/compare.log"; exit 1; }
+done
+grep -q '^| climb | 3 | ' "$dir/compare.log" || { echo "no row for budget 3"; exit 1; }
+grep -q '^Dispatch model' "$dir/compare.log" || { echo "no dispatch model check"; exit 1; }
+[ "$(grep -c '^| gemm_f32_nn_' "$dir/compare.log")" = 3 ] || { echo "expected a row per problem"; exit 1; }
+
+# Seeds as given and seeds alone replay too.
+"$compare" --cache "$dir/cache.tsv" --seeds 1 --starts seeds --budgets 2 > "$dir/seeds.log"
+"$compare" --cache "$dir/cache.tsv" --seeds 1 --starts recorded --budgets 2 --f32-seeds mb16_nb16_kb32_tm1_tn1_team1 > "$dir/given.log"
+
+# Refusals, each naming what is wrong.
+grep -v '^#device' "$dir/cache.tsv" > "$dir/no-device.tsv"
+if "$compare" --cache "$dir/no-device.tsv" 2> "$dir/no-device.err"; then echo "a cache without its device was taken"; exit 1; fi
+grep -q "needs the cache's #device line" "$dir/no-device.err" || { cat "$dir/no-device.err"; exit 1; }
+if "$compare" --cache "$dir/cache.tsv" --starts everywhere 2> "$dir/starts.err"; then echo "a bad --starts was taken"; exit 1; fi
+grep -q "starts 'everywhere' is not store, seeds or recorded" "$dir/starts.err" || { cat "$dir/starts.err"; exit 1; }
+"$autotune" --space "$space" --budget 3 --reps 1 --out "$dir/short.yaml" --cache "$dir/short.tsv" --shape 13x17x19 > "$dir/short.log" 2>&1
+if "$compare" --cache "$dir/short.tsv" 2> "$dir/short.err"; then echo "a cut-short search was replayed"; exit 1; fi
+grep -q 'no problem in the caches was measured exhaustively' "$dir/short.err" || { cat "$dir/short.err"; exit 1; }
+printf '#search\tgemm_f32_nn_m13_n17_k19_b1\tmany\tmb16_nb16_kb32_tm1_tn1_team1\t-\tmb16_nb16_kb32_tm1_tn1_team1\n' > "$dir/bad.tsv"
+if "$compare" --cache "$dir/bad.tsv" 2> "$dir/bad.err"; then echo "a bad cache line was taken"; exit 1; fi
+grep -q "bad.tsv:1: not a measurement line ('many' is not a candidate count)" "$dir/bad.err" || { cat "$dir/bad.err"; exit 1; }
+echo "compare_strategies.sh: ok"
