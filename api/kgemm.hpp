@@ -5,6 +5,7 @@
 //   kgemm::gemm(A, B, C);                                   // C = A * B
 //   kgemm::gemm(space, Op::N, Op::T, alpha, A, B, beta, C); // C = alpha A B^T + beta C
 //   kgemm::batched_gemm(space, Op::N, Op::N, 1, A, W, 0, C);// C[b] = A[b] W, W shared (rank 2)
+//   kgemm::set_warning_handler(to_my_log);                  // warnings there, not on stderr
 #include <Kokkos_Core.hpp>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "kgemm/launch.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/dispatch/select_config.hpp"
+#include "kgemm/dispatch/warnings.hpp"
 #include "kgemm/view_operands.hpp"
 
 namespace kgemm {

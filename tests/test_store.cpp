@@ -1542,6 +1542,31 @@ KGEMM_CASE_TEST(DispatchTest, MalformedStoreWarnsOnceAndUsesDefaults) {
   EXPECT_EQ(occurrences(warnings, "\n"), 1u) << warnings;
 }
 
+// A program's warning handler receives dispatch's warnings instead of stderr, one message each
+// without the prefix; a handler that throws loses nothing (the message goes to stderr) and an
+// empty handler restores stderr.
+KGEMM_CASE_TEST(DispatchTest, WarningsGoToTheProgramsHandler) {
+  using Space = typename TypeParam::ExecSpace;
+  const StoreInUse store(std::string("device: {space: [\n"));
+  std::vector<std::string> received;
+  const WarningHandler previous = set_warning_handler([&](const std::string& m) { received.push_back(m); });
+  testing::internal::CaptureStderr();
+  select_config<Space>(problem_of_shape<TypeParam>(67, 45, 129));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0].rfind("ignoring tuned configs: kgemm: " + store.path() + ": line ", 0), 0u) << received[0];
+
+  set_warning_handler([](const std::string&) { throw std::runtime_error("a broken log"); });
+  testing::internal::CaptureStderr();
+  warn("one line");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "kgemm: warning: one line\n");
+  set_warning_handler({});
+  testing::internal::CaptureStderr();
+  warn("another line");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "kgemm: warning: another line\n");
+  set_warning_handler(previous);
+}
+
 // An entry that loads but cannot run on this device is skipped and reported at dispatch; one
 // that does not load (a micro-tile that is not compiled) is skipped and reported at load. Either
 // way the other entries stay in use.

@@ -14,10 +14,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <thread>
 
 #include "kgemm/dispatch/config_store.hpp"
+#include "kgemm/dispatch/warnings.hpp"
 
 namespace kgemm {
 
@@ -209,9 +209,8 @@ StoreLock::StoreLock(const std::string& path, const std::string& target, std::op
               "; a store's lock is held only while the store is rewritten, so its holder may be stopped "
               "(kill -CONT resumes it) or hung");
     if (!said && (!timeout || *timeout > 0))
-      std::cerr << ("kgemm: " + path + ": waiting for its lock " + lock_path_ + ", held by " + holder() + " (" +
-                    (timeout ? "giving up after " + seconds_text(*timeout) : std::string("no time limit")) + ")\n")
-                << std::flush;
+      warn(path + ": waiting for its lock " + lock_path_ + ", held by " + holder() + " (" +
+           (timeout ? "giving up after " + seconds_text(*timeout) : std::string("no time limit")) + ")");
     said = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

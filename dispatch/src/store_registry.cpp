@@ -6,19 +6,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <sstream>
 #include <tuple>
 #include <vector>
 
+#include "kgemm/dispatch/warnings.hpp"
 #include "kgemm/launch.hpp"
 
 namespace kgemm {
 
 namespace {
-
-// One line, one write: warnings from several threads do not interleave.
-void warn(const std::string& what) { std::cerr << ("kgemm: warning: " + what + "\n") << std::flush; }
 
 std::mutex& registry_mutex() {
   static std::mutex mutex;

@@ -322,6 +322,8 @@ DeviceFacts device_facts(Device where) {
 
 void add_store_directory(const std::string& dir) { kgemm::add_store_directory(dir); }
 
+void set_warning_handler(std::function<void(const std::string&)> handler) { kgemm::set_warning_handler(std::move(handler)); }
+
 std::vector<std::string> spaces() {
   std::vector<std::string> names;
   for_each_enabled_space_type([&](auto tag) { names.push_back(detail::lowercase(decltype(tag)::type::name())); });

@@ -5,6 +5,7 @@
 // carried to a GPU machine). Every refusal is a std::invalid_argument whose message names the
 // argument, what it is and what kgemm takes.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,9 @@ DeviceFacts device_facts(Device where);
 // Stores in `dir` serve too (store_search_path: after the user's data directory): the package's
 // own configs/. Before the first product.
 void add_store_directory(const std::string& dir);
+// kgemm's warnings (a store it cannot read, a tuned entry it passes over: dispatch/warnings.hpp)
+// go to `handler`, one message each; an empty one sends them to stderr again.
+void set_warning_handler(std::function<void(const std::string&)> handler);
 // The execution spaces this build has ("serial", "openmp", "cuda").
 std::vector<std::string> spaces();
 

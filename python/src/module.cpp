@@ -9,6 +9,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <stdexcept>
 #include <utility>
 
 #include "arrays.hpp"
@@ -130,6 +131,19 @@ Device device_named(const std::string& where) {
 
 NB_MODULE(_kgemm, m) {
   m.doc() = "kgemm's compiled core; use the kgemm package's functions.";
+  // kgemm's warnings as Python's (RuntimeWarning): notebooks show them, `warnings` filters them,
+  // where stderr would reach only the terminal that started the kernel. From whichever thread
+  // warns (products run with the GIL released); to stderr (the library's fallback when a handler
+  // throws) once Python is gone, or where a filter makes the warning an error: a warning never
+  // fails a call.
+  kgemm::arrays::set_warning_handler([](const std::string& message) {
+    if (!Py_IsInitialized()) throw std::runtime_error("Python is gone");
+    nb::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, ("kgemm: " + message).c_str(), 1) != 0) {
+      PyErr_Clear();
+      throw std::runtime_error("the warning became an exception");
+    }
+  });
 
   m.def("gemm",
         [](nb::handle a, nb::handle b, nb::handle c, float alpha, float beta, bool trans_a, bool trans_b, bool batched,

@@ -76,3 +76,19 @@ def test_bad_kgemm_tune_is_refused_by_name():
         with pytest.raises(ValueError, match="KGEMM_TUNE='soon' is not a budget"):
             kgemm.gemm(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
         """, KGEMM_TUNE="soon")
+
+
+def test_kgemm_warnings_are_python_warnings(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("device: {space: [\n")
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import warnings, numpy as np, kgemm
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            c = kgemm.gemm(np.ones((3, 2), np.float32), np.ones((2, 4), np.float32))
+        assert (c == 2).all()
+        ours = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+        assert len(ours) == 1 and ours[0].startswith("kgemm: ignoring tuned configs: kgemm: "), ours
+        """)], env={**os.environ, "KGEMM_CONFIG_FILE": str(bad)}, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "kgemm: warning" not in result.stderr, result.stderr
