@@ -246,6 +246,30 @@ TEST(ProblemBench, MeasuresCorrectConfigsAndRejectsABrokenKernelOnEverySpace) {
   });
 }
 
+// Against a rate it cannot approach, a config is checked and timed once (its note says so); a
+// wrong one is still wrong; with nothing to beat it is timed in full.
+TEST(ProblemBench, HopelessConfigsAreTimedOnceButStillChecked) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    Problem p;
+    p.m = 37, p.n = 29, p.k = 131;
+    const auto candidates = candidate_configs<Space>(p);
+    ASSERT_GE(candidates.size(), 2u);
+    SabotagedBench<Space> bench(space, p, candidates[1]);
+    const Measurement once = bench.measure(candidates[0], 1e12);
+    EXPECT_TRUE(once.correct) << once.note;
+    EXPECT_GT(once.gflops, 0.0);
+    EXPECT_EQ(once.note.rfind("timed once: below 33 % of the best so far", 0), 0u) << once.note;
+    const Measurement wrong = bench.measure(candidates[1], 1e12);
+    EXPECT_FALSE(wrong.correct);
+    EXPECT_NE(wrong.note.find("off by"), std::string::npos) << wrong.note;
+    const Measurement full = bench.measure(candidates[0], once.gflops * 1e-3);
+    EXPECT_TRUE(full.correct);
+    EXPECT_EQ(full.note, "");
+  });
+}
+
 // The error measure the precision gate compares: of order fp32's rounding for a correct config,
 // and as large as the fault where one element is off by 0.5.
 TEST(ProblemBench, MaxRelativeErrorIsSmallForACorrectConfigAndSeesAFault) {

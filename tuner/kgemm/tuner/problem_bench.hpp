@@ -30,6 +30,10 @@ struct TimingPolicy {
   int warmup = 2;
   int reps = 7;
   double max_spread = 0.10;  // re-measure (4x the repetitions) above this interquartile spread
+  // A config whose first timed call runs below this share of the rate to beat is timed no
+  // further: no repetition lifts it to the best, and most of an exhaustive search is such
+  // configs. A third leaves room for a call slowed by a busy machine.
+  double hopeless = 1.0 / 3;
 };
 
 struct CheckPolicy {
@@ -149,19 +153,28 @@ class ProblemBench {
     return error.max_relative();
   }
 
-  // Checked (alpha 1, beta 0), then timed. A config that fails the check is incorrect, with its reason.
-  Measurement measure(const Config& config) const {
+  // Checked (alpha 1, beta 0), then timed. A config that fails the check is incorrect, with its
+  // reason. `to_beat` (GFLOP/s, the search's best so far; 0: none): a config hopeless against it
+  // (TimingPolicy::hopeless) keeps its first timed call's rate, with a note saying so.
+  Measurement measure(const Config& config, double to_beat = 0) const {
     Measurement m;
     m.note = wrong_result(config);
     if (!m.note.empty()) return m;
     try {
       const auto call = [&] { run(config, 1.0f, 0.0f); };
+      m.correct = true;
+      if (to_beat > 0) {  // the check's run was its warm-up
+        m.gflops = problem_.flops() / time_calls(space_, call, 0, 1).median_s * 1e-9;
+        if (m.gflops < timing_.hopeless * to_beat) {
+          m.note = "timed once: below " + std::to_string(int(timing_.hopeless * 100)) + " % of the best so far";
+          return m;
+        }
+      }
       Timing t = time_calls(space_, call, timing_.warmup, timing_.reps);
       if (t.spread > timing_.max_spread) t = time_calls(space_, call, 1, 4 * timing_.reps);
-      m.correct = true;
       m.gflops = problem_.flops() / t.median_s * 1e-9;
     } catch (const std::exception& e) {
-      m.note = e.what();
+      m = {false, 0, e.what()};
     }
     return m;
   }
