@@ -34,9 +34,10 @@ void for_each_portable_micro_tile(F&& f) {
 // (TuningPolicy).
 template <int VectorBits>
 struct HostMicroTiles {
-  // 256 bits and narrower (16 registers): 12 accumulators, one to three vectors of B per k and
-  // a broadcast of A: 6x16 (BLIS' Haswell shape), 4x24 (wide: the N = 64 layers' rows in three
-  // vectors) and 12x8 (tall).
+  // AVX and AVX2 (16 registers of 8 floats): 12 accumulators beside one to three vectors of B
+  // per k and a broadcast of A: 6x16 (BLIS' Haswell shape), 4x24 (three vectors of B for four
+  // broadcasts) and 12x8 (tall). 128-bit builds (SSE, NEON) take them too, at twice the
+  // registers; nothing is chosen for those.
   template <class F>
   static void for_each(F&& f) {
     f(MicroTile<6, 16>{});
