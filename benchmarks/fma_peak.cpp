@@ -21,18 +21,13 @@
 
 #include "host_clock.hpp"
 #include "host_threads.hpp"
+#include "kgemm/spaces/host_vector_width.hpp"
 #include "kgemm/tuner/cli.hpp"
 
 namespace kgemm_bench {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kSimdBytes = 64;
-#elif defined(__AVX__)
-constexpr int kSimdBytes = 32;
-#else
-constexpr int kSimdBytes = 16;
-#endif
+constexpr int kSimdBytes = kgemm::kHostVectorBits / 8;
 constexpr int kLanes = kSimdBytes / int(sizeof(float));
 // Chains in flight per thread: at least FMA latency (4-5 cycles) x FMA units (2), within the
 // vector registers (32 with AVX-512, 16 otherwise, two of them holding a and b).

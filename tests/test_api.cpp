@@ -201,8 +201,11 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 100000})); }, {"team = 100000 is outside 1 to 65536"});
     expect_rejected([&] { gemm(A, B, C, with({30, 64, 8, 4, 4, 1})); }, {"not a multiple of the micro-tile"});
     expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
-    if (SpaceTraits<Space>::is_gpu)
-      expect_rejected([&] { gemm(A, B, C, with({24, 64, 8, 12, 32, 8})); }, {"micro-tile 12x32", "host spaces only"});
+    if (SpaceTraits<Space>::is_gpu) {
+      using Host = HostTiles::Default;
+      expect_rejected([&] { gemm(A, B, C, with({2 * Host::tm, 2 * Host::tn, 8, Host::tm, Host::tn, 8})); },
+                      {"micro-tile " + dims(Host::tm, Host::tn), "host spaces only"});
+    }
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"kb = 0 is outside 1 to 4096"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 0, 4, 1})); }, {"tm = 0 is outside"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks = 0 is outside 1 to 1024"});

@@ -103,7 +103,11 @@ KGEMM_CASE_TEST(GemmTest, SlabsReadInPlaceOrStaged) {
   using Space = typename TypeParam::ExecSpace;
   if (!SpaceTraits<Space>::reads_slabs_in_place) GTEST_SKIP() << Space::name() << " stages every slab";
   const int shapes[][3] = {{49, 200, 100}, {49, 1100, 70}, {96, 64, 64}};
-  for (const Config config : {Config{24, 64, 32, 12, 32, 1}, Config{48, 64, 48, 8, 32, small_team<Space>()}})
+  // The build's host tiles (HostTiles): blocks of 2 x 2 default tiles and 6 x 2 seed tiles.
+  using Wide = HostTiles::Default;
+  using Tall = HostTiles::Seed;
+  for (const Config config : {Config{2 * Wide::tm, 2 * Wide::tn, 32, Wide::tm, Wide::tn, 1},
+                              Config{6 * Tall::tm, 2 * Tall::tn, 48, Tall::tm, Tall::tn, small_team<Space>()}})
     for (const auto& shape : shapes)
       for (bool batched : {false, true}) {
         GemmCheck g;

@@ -132,6 +132,14 @@ TEST(DeviceInfo, SlugsAndSameDevice) {
   EXPECT_EQ(device_slug(gpu), "cuda-nvidia-h100-80gb-hbm3");
   EXPECT_EQ(device_slug({"serial", "Intel(R) Xeon(R) CPU @ 2.20GHz", "x86_64-avx2", 1}),
             "serial-intel-r-xeon-r-cpu-2-20ghz-1t");
+  DeviceInfo narrower = cpu;  // an AVX2 build on the AVX-512 CPU: a store of its own, named apart
+  narrower.arch = "x86_64-avx2";
+  narrower.narrower_build = true;
+  EXPECT_EQ(device_slug(narrower), "openmp-amd-epyc-7b13-avx2-2t");
+  EXPECT_EQ(arch_vector_bits(cpu.arch), 512);
+  EXPECT_EQ(arch_vector_bits(narrower.arch), 256);
+  EXPECT_EQ(arch_vector_bits(gpu.arch), 0);
+  EXPECT_FALSE(same_device(cpu, narrower)) << "host spaces: the build's SIMD is part of the device";
 
   DeviceInfo other = cpu;
   other.threads = 4;
@@ -359,12 +367,17 @@ TEST(StoreFile, EachEntryRecordsItsKernelGeneration) {
 
 // CI's check that the committed stores were measured on today's kernels: the commit that bumps
 // kKernelGeneration re-tunes them, or re-checks them on their devices (kernel_generation.hpp).
-// Loaded strictly: a committed store holds nothing a writer would refuse.
+// Loaded strictly: a committed store holds nothing a writer would refuse. A host store of
+// another SIMD width than this build's may name micro-tiles it does not compile (an AVX-512
+// store in an AVX2 build, and the reverse): the builds of its width check that one.
 TEST(CommittedStores, AreOfTheCodesKernelGeneration) {
   int stores = 0;
   for (const auto& file : fs::directory_iterator(KGEMM_COMMITTED_STORES)) {
     if (file.path().extension() != ".yaml") continue;
     ++stores;
+    std::vector<std::string> refused;
+    const DeviceInfo tuned = ConfigStore::load(file.path().string(), &refused).header.device;
+    if (tuned.is_host() && arch_vector_bits(tuned.arch) != kHostVectorBits && !refused.empty()) continue;
     const ConfigStore store = ConfigStore::load(file.path().string());
     std::vector<std::string> other;
     for (const TunedEntry& entry : store.entries())
@@ -2019,6 +2032,48 @@ TEST(StoreFallback, AFileNamedForThisDeviceThatIsNotItsStoreIsWarnedAbout) {
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_NE(warnings[0].find(own), std::string::npos) << warnings[0];
   }
+}
+
+// Two builds on one CPU (an AVX2 build beside the AVX-512 one) are two devices: each build's store
+// is named and keyed apart (DeviceInfo::arch), so neither takes the other's as its own nor as one
+// of its architecture. Named with KGEMM_CONFIG_FILE, the other build's store serves with its
+// warning, and its entries whose micro-tiles this build does not compile are refused by name at
+// load; the others stay in use.
+TEST(StoreFallback, AStoreOfAnotherBuildsSimdOnThisCpuIsAnotherDevices) {
+  const bool wide = kHostVectorBits == 512;
+  using OtherTile = std::conditional_t<wide, HostMicroTiles<256>, HostMicroTiles<512>>::Default;
+  const std::string other_tile = dims(OtherTile::tm, OtherTile::tn);
+  bool compiled_here = false;
+  for_each_micro_tile([&](auto tile) { compiled_here = compiled_here || dims(tile.tm, tile.tn) == other_tile; });
+  ASSERT_FALSE(compiled_here) << other_tile << " is compiled in this build too";
+  // This build and the other on a CPU with both: the narrower one names its SIMD in its file.
+  DeviceInfo here = variant(kStoreless, "Test CPU W", 2, wide ? "test_arch-avx512" : "test_arch-avx2");
+  DeviceInfo other = variant(here, here.device, 2, wide ? "test_arch-avx2" : "test_arch-avx512");
+  here.narrower_build = !wide;
+  other.narrower_build = wide;
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  const Config placeholder{48, 64, 32, 4, 4, 1}, portable{64, 64, 32, 8, 8, 1};
+  const Config other_config{2 * OtherTile::tm, 2 * OtherTile::tn, 32, OtherTile::tm, OtherTile::tn, 1};
+  const std::string other_store = dir.file(device_slug(other) + ".yaml");
+  write_text(other_store, text_after_replacing(saved_text(store_for(other, {{gemm_f32(64, 64, 64), portable},
+                                                                            {gemm_f32(96, 64, 64), placeholder}})),
+                                               "config: " + to_string(placeholder), "config: " + to_string(other_config)));
+  EXPECT_NE(device_slug(here), device_slug(other));
+  EXPECT_EQ(serving_of(here), "none ");
+
+  const ScopedEnv named("KGEMM_CONFIG_FILE", other_store);
+  std::vector<std::string> warnings;
+  const ServingStore serving = find_serving_store(here, warnings);
+  EXPECT_EQ(serving.match, StoreMatch::Named);
+  EXPECT_FALSE(serving.own);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(to_string(other)), std::string::npos) << warnings[0];
+  ASSERT_EQ(serving.refused.size(), 1u);
+  EXPECT_NE(serving.refused[0].find("micro-tile " + other_tile + " is not a compiled variant"), std::string::npos)
+      << serving.refused[0];
+  ASSERT_EQ(serving.store->entries().size(), 1u);
+  EXPECT_EQ(serving.store->entries()[0].config, portable);
 }
 
 // Another device's store is ranked with this device's facts: the problem's fit on this GPU's

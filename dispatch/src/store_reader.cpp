@@ -153,11 +153,14 @@ class FieldReader {
 StoreHeader read_header(const FieldReader& root) {
   const FieldReader device = root.map("device");
   // memory_gbps is optional: stores written before it was recorded leave it out (0: not known).
-  StoreHeader header{{device.text("space"), device.text("name"), device.text("arch"), device.integer("threads", 0),
-                      device.has("memory_gbps") ? device.measurement("memory_gbps", true) : 0.0},
-                     root.text("kokkos"),
-                     root.text("kgemm"),
-                     root.text("date")};
+  // Field by field: when a later field throws, g++ 12 destroys a half-built nested aggregate
+  // whose members have default initializers twice (a double free of the device's strings).
+  StoreHeader header;
+  header.device = {device.text("space"), device.text("name"), device.text("arch"), device.integer("threads", 0),
+                   device.has("memory_gbps") ? device.measurement("memory_gbps", true) : 0.0};
+  header.kokkos_version = root.text("kokkos");
+  header.kgemm_version = root.text("kgemm");
+  header.date = root.text("date");
   device.finish();
   // A store without a format was written before formats were numbered: format 1.
   const int format = root.has("format") ? root.integer("format", 1) : 1;

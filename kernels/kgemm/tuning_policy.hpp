@@ -3,6 +3,7 @@
 // start, the value lists it searches and which configs are worth measuring. Legality is not
 // decided here (why_malformed, why_illegal): these are choices among legal configs.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <iterator>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "kgemm/dtype.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
+#include "kgemm/variants.hpp"
 
 namespace kgemm {
 
@@ -45,27 +47,41 @@ struct ParamRanges {
 };
 
 // Host spaces: teams of one or two threads, each walking many micro-tiles with the host
-// micro-kernel (host_micro_kernel.hpp).
+// micro-kernel (host_micro_kernel.hpp), on the build's host tiles (HostTiles, variants.hpp).
 template <class ExecSpace>
 struct TuningPolicy {
-  // 12x32 tiles (24 of AVX-512's 32 vector registers hold the tile) on 60 x 64 blocks: five
-  // tiles cover the M = 49 layers with little padding, 64 columns the N = 64 ones. Over the 20
-  // ResNet-50 batch-1 shapes this was the best single config measured on the 2-core AVX-512
-  // Xeon (docs/results.md); the tuner picks per shape from the seeds and ranges below.
-  static Config default_config(DType = DType::F32) { return {60, 64, 256, 12, 32, 1}; }
+  // The default tile on 60 x 64 blocks: five 12-row or ten 6-row tiles cover the M = 49 layers
+  // with little padding, 64 columns the N = 64 ones. With AVX-512's 12x32 this was the best
+  // single config measured over the 20 ResNet-50 batch-1 shapes on the 2-core AVX-512 Xeon
+  // (docs/results.md); the tuner picks per shape from the seeds and ranges below.
+  static Config default_config(DType = DType::F32) { return on_blocks<HostTiles::Default>(60, 64); }
   // Where the tuner's climb may start (the best of them): the default, tall blocks for large M
-  // and wide N, and 8x32 tiles on 64-row blocks.
+  // and wide N, and the set's other seed tile on blocks of about the default's size.
   static std::vector<Config> seed_configs(DType dtype) {
-    return {default_config(dtype), {120, 128, 256, 12, 32, 1}, {64, 64, 256, 8, 32, 1}};
+    return {default_config(dtype), on_blocks<HostTiles::Default>(120, 128), on_blocks<HostTiles::Seed>(60, 64)};
   }
   // No split K and one product per team: two or so threads find enough blocks in every shape.
-  // Block rows in multiples of the 12-, 8- and 6-row tiles; K slabs up to 512 deep (a 60 x 512
-  // A slab and a 512 x 64 B slab fit a 2 MiB L2 with room to spare).
+  // Block rows in multiples of the 12-, 8-, 6- and 4-row tiles, columns of the 8-, 16-, 32- and
+  // 64-column ones and, where a tile's columns are not a power of two (24), its own multiples; K
+  // slabs up to 512 deep (a 60 x 512 A slab and a 512 x 64 B slab fit a 2 MiB L2 with room to spare).
   static ParamRanges ranges() {
-    return {{16, 24, 32, 48, 60, 64, 96, 120, 128, 192}, {16, 32, 64, 128, 256}, {32, 64, 128, 256, 512}, {1, 2}, {1}, {1}, {0}};
+    std::vector<int> nb = {16, 32, 64, 128, 256};
+    for_each_host_micro_tile([&](auto tile) {
+      if ((tile.tn & (tile.tn - 1)) != 0)
+        for (int cols = tile.tn; cols <= nb.back(); cols *= 2) nb.push_back(cols);
+    });
+    std::sort(nb.begin(), nb.end());
+    return {{16, 24, 32, 48, 60, 64, 96, 120, 128, 192}, nb, {32, 64, 128, 256, 512}, {1, 2}, {1}, {1}, {0}};
   }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
+
+ private:
+  // Tile on blocks of at least rows x cols, rounded up to whole tiles, 256-deep slabs, one thread.
+  template <class Tile>
+  static Config on_blocks(int rows, int cols) {
+    return {ceil_div(rows, Tile::tm) * Tile::tm, ceil_div(cols, Tile::tn) * Tile::tn, 256, Tile::tm, Tile::tn, 1};
+  }
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)

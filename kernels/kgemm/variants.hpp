@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kgemm/dtype.hpp"
+#include "kgemm/spaces/host_vector_width.hpp"
 
 namespace kgemm {
 
@@ -17,7 +18,7 @@ struct MicroTile {
 };
 
 // Every space: 1x1 for tiny matrices, 4x4 and 8x4 (tall, for N = 64 layers) and 8x8 for GPUs,
-// 8x16 for CPUs (eight 16-wide SIMD accumulators).
+// 8x16 for CPUs (eight accumulators of AVX-512's 16 floats).
 template <class F>
 void for_each_portable_micro_tile(F&& f) {
   f(MicroTile<1, 1>{});
@@ -28,13 +29,42 @@ void for_each_portable_micro_tile(F&& f) {
 }
 
 // Host spaces only (one GPU thread cannot hold them): register blocks of the host micro-kernel
-// (host_micro_kernel.hpp) that fill AVX-512's 32 vector registers with 16 or 24 accumulators,
-// two or four 16-float vectors of B per k: 8x32, 12x32 (BLIS' AVX-512 shape) and 6x64.
+// (host_micro_kernel.hpp) sized for the build's vector registers (kHostVectorBits). `Default`
+// is the tile of the host default config, `Seed` the tile of one more of the tuner's seeds
+// (TuningPolicy).
+template <int VectorBits>
+struct HostMicroTiles {
+  // AVX and AVX2 (16 registers of 8 floats): 12 accumulators beside one to three vectors of B
+  // per k and a broadcast of A: 6x16 (BLIS' Haswell shape), 4x24 (three vectors of B for four
+  // broadcasts) and 12x8 (tall). 128-bit builds (SSE, NEON) take them too, at twice the
+  // registers; nothing is chosen for those.
+  template <class F>
+  static void for_each(F&& f) {
+    f(MicroTile<6, 16>{});
+    f(MicroTile<4, 24>{});
+    f(MicroTile<12, 8>{});
+  }
+  using Default = MicroTile<6, 16>;
+  using Seed = MicroTile<4, 24>;
+};
+template <>
+struct HostMicroTiles<512> {
+  // AVX-512 (32 registers): 16 or 24 accumulators, two or four 16-float vectors of B per k:
+  // 8x32, 12x32 (BLIS' AVX-512 shape) and 6x64.
+  template <class F>
+  static void for_each(F&& f) {
+    f(MicroTile<8, 32>{});
+    f(MicroTile<12, 32>{});
+    f(MicroTile<6, 64>{});
+  }
+  using Default = MicroTile<12, 32>;
+  using Seed = MicroTile<8, 32>;
+};
+// This build's host micro-tiles.
+using HostTiles = HostMicroTiles<kHostVectorBits>;
 template <class F>
 void for_each_host_micro_tile(F&& f) {
-  f(MicroTile<8, 32>{});
-  f(MicroTile<12, 32>{});
-  f(MicroTile<6, 64>{});
+  HostTiles::for_each(f);
 }
 
 // The micro-tiles compiled for a host space (Host) or a GPU space.

@@ -11,6 +11,8 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
+#include "kgemm/spaces/host_vector_width.hpp"
+
 namespace kgemm {
 
 #if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
@@ -47,6 +49,10 @@ KGEMM_HOST_FLOAT_VECTORS(4)
 #define KGEMM_HOST_VECTORS 0
 constexpr int kHostFloatLanes = 1;
 #endif
+// The micro-tiles were chosen for the build's registers: a kernel compiled for another target
+// would hold them in registers of another width.
+static_assert(kHostFloatLanes == 1 || 32 * kHostFloatLanes == kHostVectorBits,
+              "kgemm's host kernels compiled for another SIMD width than the build's (KGEMM_HOST_VECTOR_BITS)");
 
 // The widest register (the native width, halved down to 4 floats) whose lanes divide a tile
 // row of `tn` floats: 8x8 tiles take 8-float registers on AVX-512 rather than the plain loop,
