@@ -274,9 +274,9 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
               launch_where_it_applies(
                   static_cast<WarpSpecializedGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value,
                                                   decltype(teams_per_sm)::value>*>(nullptr),
-                  " stages A's and B's slabs for wgmma as 16-byte runs by one warpgroup, which needs op(A) and op(B) "
-                  "row-major with 16-byte aligned rows (K and N multiples of 8), and nb / 8 a power of two of at most 16; "
-                  "use _wg or _tc for this call");
+                  " stages A's and B's slabs for wgmma by bulk tensor copies (TMA), which need op(A) and op(B) "
+                  "row-major with 16-byte aligned data, rows and products (row and batch strides multiples of 8), "
+                  "and a CUDA 12 build; use _wg or _tc for this call");
             };
             if (c.team <= kWarpSpecializedPairedTeam) return launch_teams(std::integral_constant<int, 2>{});
             return launch_teams(std::integral_constant<int, 1>{});
@@ -338,7 +338,7 @@ void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Con
   const std::string why = detail::with_checked_kernel(space, args, config, accum, [&](const auto& functor, const auto& policy) {
     if (args.M() == 0 || args.N() == 0) return;
     auto kernel = functor;
-    kernel.template use_split_buffers<typename ExecSpace::memory_space>();
+    kernel.use_global_memory(space);
     Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, kernel);
     sum_splits(space, kernel);
   });
