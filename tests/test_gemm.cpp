@@ -233,9 +233,9 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 // Hopper's warpgroup MMA (_wg), where this build's device code and the GPU have it. fp16: both
 // warpgroup tiles, 16- to 64-deep slabs (A's fragments in registers, one to four 16-deep steps),
 // one, two and four warpgroups per team, split K, and three or four slab buffers; the
-// warp-specialized kernel (_ws, bulk tensor copies zero-filling every edge) with both tiles, one
-// to four tiles and the producer (two teams per multiprocessor and one), split K, two to four
-// buffers (past 48 KB where the lift is in force). fp32 (3xTF32):
+// warp-specialized kernel (_ws, bulk tensor copies zero-filling every edge) with its three tiles
+// (64 x 256 too), one to four tiles and the producer (two teams per multiprocessor and one),
+// split K, two to four buffers (past 48 KB where the lift is in force). fp32 (3xTF32):
 // 16- and 32-deep slabs (the 64- and 128-byte swizzle), one and two warpgroups per team, split K
 // and three slab buffers. The edge shapes (partial blocks, K not a multiple of the instruction's k
 // or of the slab, odd K) with rows padded to 16 bytes, the operands warpgroups stage; batched
@@ -256,7 +256,9 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
                                                 {64, 128, 64, 64, 128, 256, true, 1, 1, 3, true, true},
                                                 {128, 64, 64, 64, 64, 384, true, 2, 1, 3, true, true},
                                                 {128, 128, 64, 64, 64, 640, true, 1, 1, 4, true, true},
-                                                {64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true}}
+                                                {64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true},
+                                                {128, 256, 64, 64, 256, 384, true, 1, 1, 3, true, true},
+                                                {64, 256, 64, 64, 256, 256, true, 2, 1, 2, true, true}}
                           : std::vector<Config>{{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true},
                                                 {128, 64, 32, 128, 64, 128, true, 1, 1, 0, true},
                                                 {128, 128, 16, 128, 64, 256, true, 1, 1, 0, true},

@@ -35,8 +35,12 @@
 
 namespace kgemm {
 
-// Teams of at most this many threads (one tile and the producer) launch two to a multiprocessor.
+// Teams of at most this many threads (one tile and the producer) launch two to a multiprocessor
+// (128 registers a thread: a 64 x 128 block's slab waits are then covered by the other team's),
+// where the tile's accumulators leave room for the rest (warp_specialized_pairs: tiles up to 64 x
+// 128; a 64 x 256 tile's take 128 registers).
 constexpr int kWarpSpecializedPairedTeam = 2 * wgmma::kWarpgroupThreads;
+constexpr bool warp_specialized_pairs(int wn) { return wn <= 128; }
 
 template <class ExecSpace, int WN, int SlabBuffers, int TeamsPerSM>
 struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuffers, StagedWarpgroupSlabs> {
@@ -44,11 +48,11 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   using Tile = typename Cores::template GroupTile<WN>;
   using Pipeline = SlabPipeline<ExecSpace, half, half, false, SlabBuffers, StagedWarpgroupSlabs>;
   using typename Pipeline::Member;
-  // Teams of one tile and the producer run two to a multiprocessor (128 registers a thread: a
-  // 64 x 128 block's slab waits are then covered by the other team's); larger ones one (64 x 128
-  // tiles: up to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
+  // Paired teams as above; other teams one to a multiprocessor (64 x 128 and 64 x 256 tiles: up
+  // to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
+  static_assert(TeamsPerSM == 1 || warp_specialized_pairs(WN), "kgemm: this tile's teams run one to a multiprocessor");
   using LaunchPolicy =
-      BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 128 ? 384 : 640, TeamsPerSM>;
+      BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 64 ? 640 : 384, TeamsPerSM>;
   static constexpr int kGroup = wgmma::kWarpgroupThreads;
   static constexpr int KB = Tile::staged_k;
   // Two barriers per buffer, after the buffers: `full` (the producer's arrival and its copies'

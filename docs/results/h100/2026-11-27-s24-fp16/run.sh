@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # s24 (issue 40): the warp-specialized fp16 kernel (_ws) with a bulk tensor copy (TMA) producer,
-# against the committed cp.async producer, in one device call. .device/fp16 holds this tree's
-# build (test_gemm test_api kgemm-run autotune) and .device/fp16/base the committed build's
-# kgemm-run (both packed by /work/gpu/pack.sh), beside a copy of this script.
+# in one device call. .device/fp16 holds this tree's build (test_gemm test_api kgemm-run
+# autotune) and, where a call compares builds, .device/fp16/base another build's kgemm-run (both
+# packed by /work/gpu/pack.sh), beside a copy of this script.
 # Steps (STEPS, default "tests probes cublas"): tests: the CUDA tests with the team scratch lift
 # on, and off at run time; probes: fixed _ws configs (PROBE_CONFIGS) on the 19 batch-128
-# ResNet-50 layers with K % 8 = 0, both builds, alternating, and the committed store;
+# ResNet-50 layers with K % 8 = 0, both builds (or this one alone), alternating, ROUNDS rounds
+# (default 2), and the committed store;
 # tune: fp16 batch 128 autotune (budget $BUDGET, default 30) from the committed store, kgemm-run
 # with it; cublas: the cuBLAS peer on the same inputs (20 layers). Everything under $OUT/r,
 # tarred into $OUT/results.tgz.
 set -u
 D=$PWD/.device/fp16; R=$OUT/r; mkdir -p "$R"
-"$D/unpack.sh" > /dev/null; "$D/base/unpack.sh" > /dev/null
+"$D/unpack.sh" > /dev/null
+sides=tma; [ -x "$D/base/unpack.sh" ] && "$D/base/unpack.sh" > /dev/null && sides="base tma"
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 T=$D/tests; X=$D/tools; B=$D/base/tools; STORE=$PWD/configs/cuda-nvidia-h100-80gb-hbm3.yaml
 STEPS=${STEPS:-tests probes cublas}
@@ -40,14 +42,14 @@ $X/kgemm-run --space cuda --batch 128 --list-shapes > "$R/shapes.csv"
 shapes=$(python3 -c 'import csv, sys
 print(",".join("%sx%sx%s" % (r["m"], r["n"], r["k"]) for r in csv.DictReader(open(sys.argv[1])) if int(r["k"]) % 8 == 0))' "$R/shapes.csv")
 if has probes; then
-  step "fp16 probes (19 layers): committed build (base) and this one (tma), alternating"
-  for round in 1 2; do
+  step "fp16 probes (19 layers): $sides, alternating"
+  for round in $(seq "${ROUNDS:-2}"); do
     KGEMM_CONFIG_FILE=$STORE timeout 60 $X/kgemm-run --space cuda --shape "$shapes" --dtype fp16 --format csv > "$R/probe-store-r$round.csv" 2> /dev/null
     echo "round $round committed store (tma build): $(geomean "$R/probe-store-r$round.csv")"
     for c in ${PROBE_CONFIGS:-mb128_nb128_kb64_tm64_tn128_team384_st4_ws mb128_nb128_kb64_tm64_tn128_team384_st3_ws \
              mb64_nb128_kb64_tm64_tn128_team256_st4_ws mb64_nb128_kb64_tm64_tn128_team256_st3_ws \
              mb128_nb64_kb64_tm64_tn64_team384_st4_ws}; do
-      for side in base tma; do
+      for side in $sides; do
         bin=$X; [ $side = base ] && bin=$B
         timeout 60 $bin/kgemm-run --space cuda --shape "$shapes" --dtype fp16 --config $c --format csv > "$R/probe-$side-$c-r$round.csv" 2> "$R/probe.err"
         echo "rc=$? $side $c $(geomean "$R/probe-$side-$c-r$round.csv") $(head -c 200 "$R/probe.err")"
@@ -57,13 +59,14 @@ if has probes; then
   python3 - "$R" > "$R/probes.txt" <<'PY'
 import csv, glob, os, sys
 os.chdir(sys.argv[1])
-files = sorted(glob.glob('probe-*-r2.csv'))
+last = max(int(f.rsplit('-r', 1)[1][:-4]) for f in glob.glob('probe-*-r*.csv'))
+files = sorted(glob.glob('probe-*-r%d.csv' % last))
 rows = {}
 for f in files:
     for x in csv.DictReader(open(f)):
         if x['row'] == 'layer' and x['gflops']: rows.setdefault('%sx%sx%s' % (x['m'], x['n'], x['k']), {})[f] = float(x['gflops']) / 1e3
-print('# TFLOP/s per layer, round 2 (kgemm-run --shape ... --config C, fp16); columns:')
-for i, f in enumerate(files): print('# %d %s' % (i, f[6:-7]))
+print('# TFLOP/s per layer, round %d (kgemm-run --shape ... --config C, fp16); columns:' % last)
+for i, f in enumerate(files): print('# %d %s' % (i, f[6:-4 - len(str(last)) - 2]))
 for key, v in rows.items(): print('%-18s' % key, ' '.join('%6.1f' % v.get(f, 0) for f in files))
 PY
   cat "$R/probes.txt"
