@@ -5,6 +5,7 @@
 
 #include "kgemm/spaces/mbarrier.hpp"
 #include "kgemm/spaces/mma_sync.hpp"
+#include "kgemm/spaces/tensor_copy.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace wg = kgemm::wgmma;
@@ -105,17 +106,23 @@ template __global__ void wgmma_blocks<64, Operands::ARegisters>(float*);
 template __global__ void wgmma_blocks<128, Operands::ARegisters>(float*);
 template __global__ void wgmma_blocks<128, Operands::Tf32ARegisters>(float*);
 
-// The shared-memory barriers the warp-specialized kernel hands slab buffers over with: one
-// thread initialises, a warp's copies arrive as they land, the warp waits for the phase.
-__global__ void mbarrier_blocks(const float* in, float* out) {
+// The shared-memory barriers and bulk tensor copies the warp-specialized kernel hands slab
+// buffers over with: one thread initialises, one copies a box that completes on `full` by its
+// bytes, the warp waits for the phase and hands the buffer back.
+__global__ void mbarrier_blocks(const kgemm::tensor_copy::Map* map, float* out) {
 #if defined(KGEMM_WGMMA)
-  __shared__ __align__(16) float slab[32 * 4];
+  __shared__ __align__(1024) float slab[32 * 32];
   __shared__ std::uint64_t full, empty;
-  if (threadIdx.x == 0) kgemm::mbarrier::init(&full, 32), kgemm::mbarrier::init(&empty, 32);
+  if (threadIdx.x == 0) {
+    kgemm::mbarrier::init(&full, 1), kgemm::mbarrier::init(&empty, 32);
+    kgemm::mbarrier::init_visible_to_copies();
+  }
   __syncthreads();
-  const unsigned to = kgemm::detail::shared_address(slab + 4 * threadIdx.x);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(in + 4 * threadIdx.x));
-  kgemm::mbarrier::arrive_when_copies_land(&full);
+  if (threadIdx.x == 0) {
+    kgemm::tensor_copy::prefetch(map);
+    kgemm::mbarrier::arrive_expecting(&full, sizeof(slab));
+    kgemm::tensor_copy::load_box(slab, map, &full, 0, 0, 0);
+  }
   kgemm::mbarrier::wait(&full, 0);
   kgemm::mbarrier::arrive(&empty);
   kgemm::mbarrier::wait(&empty, 0);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Compile check of the sm_90a building blocks with the CUDA 12 tree (no GPU needed):
-#   1. spaces/' tensor-core headers (mma_sync.hpp, warpgroup_mma.hpp, mbarrier.hpp) compile as plain
+#   1. spaces/' tensor-core headers (mma_sync.hpp, warpgroup_mma.hpp, mbarrier.hpp, tensor_copy.hpp) compile as plain
 #      C++ on the host (g++-12, no CUDA);
 #   2. ci/sm90a_building_blocks.cu for sm_90a shows every instruction in its SASS (ldmatrix,
 #      mma.sync fp16 and TF32, wgmma m64n{64,128,256}k16 and TF32 m64n128k8, the warpgroup fences, the
-#      shared-memory barriers and copies arriving on them), and for sm_90 and
+#      shared-memory barriers and the bulk tensor copies completing on them), and for sm_90 and
 #      sm_80 the mma.sync path with no wgmma at all (the arch-feature guard);
 #   3. benchmarks/ceilings/wgmma_ceiling.cu compiles for sm_90a and links against the tree's
 #      libcudart.so.12; so do the warp-specialized study (warp_specialized_wgmma.cu), whose
@@ -22,14 +22,14 @@ nvcc_flags=(-O3 -std=c++17 -ccbin g++-12 -I "$repo/spaces")
 fail() { echo "sm90a check: FAILED: $*" >&2; exit 1; }
 echo "sm90a check: $(nvcc --version | grep -o 'release [0-9.]*, V[0-9.]*') in $cuda"
 
-printf '#include "kgemm/spaces/mbarrier.hpp"\n#include "kgemm/spaces/mma_sync.hpp"\n#include "kgemm/spaces/warpgroup_mma.hpp"\n' |
+printf '#include "kgemm/spaces/mbarrier.hpp"\n#include "kgemm/spaces/mma_sync.hpp"\n#include "kgemm/spaces/tensor_copy.hpp"\n#include "kgemm/spaces/warpgroup_mma.hpp"\n' |
   g++-12 -std=c++17 -fsyntax-only -Wall -Werror -I "$repo/spaces" -x c++ - || fail "headers do not compile on the host"
 
 # sass TARGET: the SASS instruction names of the building blocks compiled for TARGET, counted
 sass() {
   nvcc "${nvcc_flags[@]}" -gencode "arch=compute_$1,code=sm_$1" -cubin -o "$out/blocks_$1.cubin" \
       "$repo/ci/sm90a_building_blocks.cu" || fail "building blocks do not compile for sm_$1"
-  cuobjdump -sass "$out/blocks_$1.cubin" | grep -oE 'HGMMA\.[0-9x]+\.F32(\.TF32)?|HMMA\.16816\.F32|HMMA\.1688\.F32\.TF32|LDSM\.16\.MT?88\.4|WARPGROUP\.[A-Z]+|SYNCS\.[A-Z0-9.]+|ARRIVES\.LDGSTSBAR\.64' |
+  cuobjdump -sass "$out/blocks_$1.cubin" | grep -oE 'HGMMA\.[0-9x]+\.F32(\.TF32)?|HMMA\.16816\.F32|HMMA\.1688\.F32\.TF32|LDSM\.16\.MT?88\.4|WARPGROUP\.[A-Z]+|SYNCS\.[A-Z0-9.]+|UTMALDG\.[0-9D]+' |
     sort | uniq -c
 }
 expect() {  # expect TARGET SASS_LISTING INSTRUCTION...: each instruction appears in the listing
@@ -41,7 +41,7 @@ expect() {  # expect TARGET SASS_LISTING INSTRUCTION...: each instruction appear
 sm90a=$(sass 90a)
 expect 90a "$sm90a" LDSM.16.M88.4 LDSM.16.MT88.4 HMMA.16816.F32 HMMA.1688.F32.TF32 HGMMA.64x64x16.F32 HGMMA.64x128x16.F32 \
     HGMMA.64x256x16.F32 HGMMA.64x128x8.F32.TF32 WARPGROUP.ARRIVE WARPGROUP.DEPBAR \
-    SYNCS.EXCH.64 SYNCS.ARRIVE.TRANS64.A1T0 SYNCS.PHASECHK.TRANS64.TRYWAIT ARRIVES.LDGSTSBAR.64
+    SYNCS.EXCH.64 SYNCS.ARRIVE.TRANS64.A1T0 SYNCS.PHASECHK.TRANS64.TRYWAIT UTMALDG.3D
 for target in 90 80; do
   listing=$(sass $target)
   expect $target "$listing" LDSM.16.M88.4 LDSM.16.MT88.4 HMMA.16816.F32 HMMA.1688.F32.TF32

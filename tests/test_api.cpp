@@ -68,8 +68,8 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
 // broken, never a division by zero, a wrapped integer or a bare "stoi".
 TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
   const std::pair<const char*, const char*> cases[] = {
-      {"mb64_nb64_kb32_tm0_tn4_team16", "tm must be 1 to 128"},
-      {"mb64_nb64_kb32_tm4_tn0_team16", "tn must be 1 to 128"},
+      {"mb64_nb64_kb32_tm0_tn4_team16", "tm must be 1 to 256"},
+      {"mb64_nb64_kb32_tm4_tn0_team16", "tn must be 1 to 256"},
       {"mb99999999999_nb64_kb32_tm4_tn4_team16", "'mb99999999999': mb must be 1 to 4096"},
       {"mb64_nb64_kb2147483647_tm4_tn4_team16", "kb must be 1 to 4096"},
       {"mb64_nb64_kb536870912_tm4_tn4_team16", "kb must be 1 to 4096"},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -236,9 +237,9 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 // Hopper's warpgroup MMA (_wg), where this build's device code and the GPU have it. fp16: both
 // warpgroup tiles, 16- to 64-deep slabs (A's fragments in registers, one to four 16-deep steps),
 // one, two and four warpgroups per team, split K, and three or four slab buffers; the
-// warp-specialized kernel (_ws) with both tiles, one to four tiles and the producer (two teams
-// per multiprocessor and one), split K, two to four buffers (past 48 KB where the lift is in
-// force). fp32 (3xTF32):
+// warp-specialized kernel (_ws, bulk tensor copies zero-filling every edge) with its three tiles
+// (64 x 256 too), one to four tiles and the producer (two teams per multiprocessor and one),
+// split K, two to four buffers (past 48 KB where the lift is in force). fp32 (3xTF32):
 // 16- and 32-deep slabs (the 64- and 128-byte swizzle), one and two warpgroups per team, split K
 // and three slab buffers. The edge shapes (partial blocks, K not a multiple of the instruction's k
 // or of the slab, odd K) with rows padded to 16 bytes, the operands warpgroups stage; batched
@@ -259,7 +260,9 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
                                                 {64, 128, 64, 64, 128, 256, true, 1, 1, 3, true, true},
                                                 {128, 64, 64, 64, 64, 384, true, 2, 1, 3, true, true},
                                                 {128, 128, 64, 64, 64, 640, true, 1, 1, 4, true, true},
-                                                {64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true}}
+                                                {64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true},
+                                                {128, 256, 64, 64, 256, 384, true, 1, 1, 3, true, true},
+                                                {64, 256, 64, 64, 256, 256, true, 2, 1, 2, true, true}}
                           : std::vector<Config>{{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true},
                                                 {128, 64, 32, 128, 64, 128, true, 1, 1, 0, true},
                                                 {128, 128, 16, 128, 64, 256, true, 1, 1, 0, true},
@@ -287,6 +290,48 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
       run_check<TypeParam>(g);
     }
   }
+}
+
+// The warp-specialized kernel's bulk tensor copies read operands row-major with 16-byte aligned
+// data, rows and products: a call whose A or B starts off 16 bytes, has rows or products not a
+// multiple of 8 elements apart, or is transposed is refused naming the copies, and the same
+// operands without a config (dispatch picks one they allow) multiply right. Windows that start
+// 16 bytes in, with rows padded past K and N (the copy engine zero-fills the box past the
+// window, never reading the padding), run `_ws` and check.
+KGEMM_CASE_TEST(GemmTest, WarpSpecializedCopiesNeedAlignedRowMajorOperands) {
+  using Space = typename TypeParam::ExecSpace;
+  if (!has_tensor_cores<TypeParam>() || dtype_of<typename TypeParam::Value>() != DType::F16)
+    GTEST_SKIP() << "no warp-specialized kernel for this case";
+  const Config ws{64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true};
+  const Problem problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 136, 272, 1};
+  if (const std::string why = why_illegal<Space>(problem, ws); !why.empty()) GTEST_SKIP() << why;
+  const GemmArgs<half> aligned = best_laid_operands<half>(Problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 136, 272, 2});
+  ASSERT_EQ(why_illegal<Space>(aligned, ws), "");
+  const auto expect_refused = [&](const GemmArgs<half>& args, const char* what) {
+    const std::string why = why_illegal<Space>(args, ws);
+    EXPECT_NE(why.find("bulk tensor copies"), std::string::npos) << what << ": " << why;
+  };
+  GemmArgs<half> args = aligned;
+  args.A.data = reinterpret_cast<const half*>(std::uintptr_t{4096} + sizeof(half));
+  expect_refused(args, "A 2 bytes past 16-byte alignment");
+  args = aligned, args.B.row_stride = 140;
+  expect_refused(args, "B's rows 140 elements apart");
+  args = aligned, args.A.batch_stride = 130 * 272 + 4;
+  expect_refused(args, "A's products 4 elements off");
+  expect_refused(operands_without_data<half>(Problem{Kernel::Gemm, DType::F16, 't', 'n', 128, 128, 128, 1}), "A transposed");
+  expect_refused(operands_without_data<half>(Problem{Kernel::Gemm, DType::F16, 'n', 't', 128, 128, 128, 1}), "B transposed");
+
+  GemmCheck g;
+  g.m = 130, g.n = 136, g.k = 272;
+  g.a_window.offset = 1;
+  run_check<TypeParam>(g);
+  g.a_window.offset = 0, g.op_a = Op::T, g.op_b = Op::T;
+  run_check<TypeParam>(g);
+  g.op_a = g.op_b = Op::N, g.config = ws, g.pad_ab = true;
+  g.a_window = {8, 8}, g.b_window = {16, 0}, g.k = 197;
+  run_check<TypeParam>(g);
+  g.batched = true, g.batch = 3, g.alpha = 1.5f, g.beta = -0.5f;
+  run_check<TypeParam>(g);
 }
 
 // Team scratch past Kokkos' cap (48 KB a CUDA block): four 128 x 128 x 32 slab buffers run,

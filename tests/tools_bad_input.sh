@@ -58,7 +58,7 @@ before_tuning "cannot create directory $dir/a-file" "${untouchable[@]}" --out "$
 
 refused "option --reps: '0'" "$run" --space "$space" --reps 0
 refused "option --batch: '0'" "$run" --space "$space" --batch 0
-refused "'mb64_nb64_kb32_tm0_tn4_team16' is not a config string: 'tm0': tm must be 1 to 128" \
+refused "'mb64_nb64_kb32_tm0_tn4_team16' is not a config string: 'tm0': tm must be 1 to 256" \
   "$run" --space "$space" --config mb64_nb64_kb32_tm0_tn4_team16
 refused "'mb99999999999': mb must be 1 to 4096" "$run" --space "$space" --config mb99999999999_nb64_kb32_tm4_tn4_team16
 refused "kb must be 1 to 4096" "$run" --space "$space" --config mb64_nb64_kb2147483647_tm4_tn4_team16

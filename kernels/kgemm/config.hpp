@@ -40,9 +40,10 @@ struct Config {
   // instruction reads. fp32 data (3xTF32): 128 x 64, B from registers, A's slabs staged (kb 16
   // or 32).
   bool wg = false;
-  // Warp specialization ("_ws", fp16 data on Hopper; wg and tc are set too): a producer warpgroup
-  // stages both operands' slabs, and the tiles' warpgroups multiply them straight from scratch
-  // through descriptors, one group left in flight, each buffer handed over and back through
+  // Warp specialization ("_ws", fp16 data on Hopper; wg and tc are set too): a producer warpgroup,
+  // one thread of which copies both operands' slabs by bulk tensor copies (TMA: operands
+  // row-major with 16-byte aligned data, rows and products), and the tiles' warpgroups multiply
+  // them straight from scratch through descriptors, one group left in flight, each buffer handed over and back through
   // shared-memory barriers instead of a team barrier per slab. That needs three or more slab
   // buffers of 128 x 128 x 64 (96 KB and up: team scratch past Kokkos 4.6's 48 KB, spaces/
   // team_scratch.hpp). kb is 64 (A's rows of 128 bytes, the 128-byte swizzle).

@@ -126,7 +126,9 @@ std::string why_no_tensor_cores(const Config& c, Accum accum) {
     return config_reason(c, std::string(" uses tensor cores, which ") + ExecSpace::name() + " does not have; drop " + suffix);
   if (accum != Accum::F32)
     return config_reason(c, std::string(": tensor-core configs accumulate in fp32; drop ") + suffix + " for fp16 accumulation");
-  if (c.wg) {
+  // Warp-specialized tiles are fp16's (why_malformed), 64 x 256 among them; fp32 data refuses
+  // them naming its own warpgroup tiles.
+  if (c.wg && !(c.ws && dtype_of<Scalar>() == DType::F16)) {
     const std::string why_not = why_not_warpgroup_tile_of<Scalar>(c);
     if (!why_not.empty()) return why_not;
   }
@@ -267,20 +269,28 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
       });
     }
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
-      with_warpgroup_tile<DType::F16>(c.tm, c.tn, [&](auto tile) {
-        with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
-          if (c.ws) {
+      if (c.ws) {
+        with_warp_specialized_tile(c.tm, c.tn, [&](auto tile) {
+          constexpr int WN = decltype(tile)::tn;
+          with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
             const auto launch_teams = [&](auto teams_per_sm) {
               launch_where_it_applies(
-                  static_cast<WarpSpecializedGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value,
-                                                  decltype(teams_per_sm)::value>*>(nullptr),
-                  " stages A's and B's slabs for wgmma as 16-byte runs by one warpgroup, which needs op(A) and op(B) "
-                  "row-major with 16-byte aligned rows (K and N multiples of 8), and nb / 8 a power of two of at most 16; "
-                  "use _wg or _tc for this call");
+                  static_cast<WarpSpecializedGemm<ExecSpace, WN, decltype(buffers)::value, decltype(teams_per_sm)::value>*>(
+                      nullptr),
+                  " stages A's and B's slabs for wgmma by bulk tensor copies (TMA), which need op(A) and op(B) "
+                  "row-major with 16-byte aligned data, rows and products (row and batch strides multiples of 8), "
+                  "and a CUDA 12 build; use _wg or _tc for this call");
             };
-            if (c.team <= kWarpSpecializedPairedTeam) return launch_teams(std::integral_constant<int, 2>{});
+            if constexpr (warp_specialized_pairs(WN)) {
+              if (c.team <= kWarpSpecializedPairedTeam) return launch_teams(std::integral_constant<int, 2>{});
+            }
             return launch_teams(std::integral_constant<int, 1>{});
-          }
+          });
+        });
+        return why;
+      }
+      with_warpgroup_tile<DType::F16>(c.tm, c.tn, [&](auto tile) {
+        with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
           launch_where_it_applies(
               static_cast<WarpgroupGemm<ExecSpace, decltype(tile)::tn, decltype(buffers)::value>*>(nullptr),
               " stages B's slabs for wgmma and loads A's fragments as 16-byte runs, which needs op(B) row-major with "
@@ -338,7 +348,7 @@ void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Con
   const std::string why = detail::with_checked_kernel(space, args, config, accum, [&](const auto& functor, const auto& policy) {
     if (args.M() == 0 || args.N() == 0) return;
     auto kernel = functor;
-    kernel.template use_split_buffers<typename ExecSpace::memory_space>();
+    kernel.use_global_memory(space);
     Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, kernel);
     sum_splits(space, kernel);
   });

@@ -12,7 +12,7 @@ namespace kgemm {
 // stay aligned), B's by BPadRuns runs where a kernel's reads of B need another bank pattern.
 template <int BPadRuns = 1>
 struct PaddedSlabs {
-  static constexpr bool swizzled = false;
+  static constexpr bool swizzled = false, kernel_copies = false;
   static constexpr bool stages_a = true, stages_b = true;
   static constexpr bool b_in_fragment_k_order = false;
   static constexpr int align = 64;  // regions start on a cache line
@@ -31,7 +31,7 @@ struct PaddedSlabs {
 // runs stage B (run_stager.hpp). Shared memory written by copies is made visible to the tensor
 // cores (the async proxy) by each copying thread before the barrier that precedes their reads.
 struct WarpgroupSlabs {
-  static constexpr bool swizzled = true;
+  static constexpr bool swizzled = true, kernel_copies = false;
   static constexpr bool stages_a = false, stages_b = true;
   static constexpr bool b_in_fragment_k_order = true;  // as A's fragments are loaded
   static constexpr int align = wgmma::kSwizzleAtomBytes;
@@ -52,7 +52,7 @@ struct WarpgroupSlabs {
 // fragments into registers). Only whole 16-byte runs stage A; copies are made visible to the
 // tensor cores as WarpgroupSlabs' are.
 struct Tf32WarpgroupSlabs {
-  static constexpr bool swizzled = true;
+  static constexpr bool swizzled = true, kernel_copies = false;
   static constexpr bool stages_a = true, stages_b = false;
   static constexpr bool b_in_fragment_k_order = false;
   static constexpr int align = wgmma::kSwizzleAtomBytes;
@@ -65,20 +65,18 @@ struct Tf32WarpgroupSlabs {
 
 // Both operands in the layouts fp16 `wgmma` reads from scratch (the warp-specialized kernel's):
 // A K-major as it is stored (the block's rows of kb = 64 fp16, the 128-byte swizzle, one tile),
-// B MN-major in tiles of 64 columns as WarpgroupSlabs' but with its rows in K's own
-// order. Only the producer warpgroup (the team's last 128 threads) stages them, as whole 16-byte
-// runs; the copies land without the producer waiting for them, so each thread that multiplies
-// makes them visible to the tensor cores (copies_landed) once the buffer's barrier says they landed.
+// B MN-major in tiles of 64 columns as WarpgroupSlabs' but with its rows in K's own order: the
+// boxes bulk tensor copies write in the 128-byte swizzle (spaces/: tensor_copy.hpp). The kernel's
+// producer copies them itself (the pipeline's slab walk does not: kernel_copies), and the copies
+// land through the async proxy the tensor cores read, so no fence follows them.
 struct StagedWarpgroupSlabs {
-  static constexpr bool swizzled = true;
+  static constexpr bool swizzled = true, kernel_copies = true;
   static constexpr bool stages_a = true, stages_b = true;
   static constexpr bool b_in_fragment_k_order = false;
   static constexpr int align = wgmma::kSwizzleAtomBytes;
-  KOKKOS_INLINE_FUNCTION static constexpr int staging_threads(int) { return wgmma::kWarpgroupThreads; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_a(int kb, int) { return kb; }
   KOKKOS_INLINE_FUNCTION static constexpr int ld_b(int, int) { return wgmma::kTileK; }
   KOKKOS_INLINE_FUNCTION static constexpr int slab_elements(int rows, int cols, int) { return rows * cols; }
-  KOKKOS_INLINE_FUNCTION static void copies_landed() { WarpgroupSlabs::copies_landed(); }
 };
 
 }  // namespace kgemm

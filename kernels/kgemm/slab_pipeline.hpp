@@ -63,7 +63,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   static constexpr bool kRunsPossible =
       Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value;
   static_assert(!Runs || kRunsPossible, "kgemm: this pipeline cannot stage runs");
-  static_assert(Runs || !Layout::swizzled, "kgemm: swizzled slabs are staged as runs only");
+  static_assert(Runs || !Layout::swizzled || Layout::kernel_copies, "kgemm: swizzled slabs are staged as runs only");
   static_assert(SlabBuffers >= Traits::default_slab_buffers && SlabBuffers <= Traits::max_slab_buffers,
                 "kgemm: this space does not stage that many slab buffers");
   // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
@@ -76,7 +76,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   int ld_a, ld_b;  // slab row lengths
   int slabs;                    // K slabs of every block
   int slabs_per_split, splits;  // splits <= Config::ks: none of them is left without slabs
-  float* partials = nullptr;    // split K's partial blocks (use_split_buffers)
+  float* partials = nullptr;    // split K's partial blocks (use_global_memory)
   int products_per_team, threads_per_product;  // Config::bb; the product teams' size
   int a_slab_elements, buffer_elements;  // one slab buffer: its A slab, then its B slab (kAlign-aligned)
   int last_depth;                        // the last slab's K extent, rounded up to k_multiple
@@ -122,10 +122,10 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
   int league_size() const { return ceil_div(blocks(), products_per_team) * splits; }
 
-  // Split K's partial blocks in global memory, one per team.
-  template <class MemorySpace>
-  void use_split_buffers() {
-    if (splits > 1) partials = split_partials<MemorySpace>(std::size_t(league_size()) * mb * nb);
+  // Global memory the kernel reads beside the operands, set up for a launch on `space`: split K's
+  // partial blocks, one per team.
+  void use_global_memory(const ExecSpace&) {
+    if (splits > 1) partials = split_partials<typename ExecSpace::memory_space>(std::size_t(league_size()) * mb * nb);
   }
 
   KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {

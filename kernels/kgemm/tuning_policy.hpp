@@ -109,6 +109,7 @@ struct TuningPolicy<Kokkos::Cuda> {
               {64, 64, 32, 32, 32, 128, true},                       // warps' 32 x 32 tiles: small M or N
               {64, 128, 64, 64, 128, 128, true, 1, 1, 0, true},      // one warpgroup's 64 x 128 tile
               {128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true},  // warp-specialized, 4 x 32 KB buffers
+              {128, 256, 64, 64, 256, 384, true, 1, 1, 4, true, true},  // its 64 x 256 tiles, 4 x 48 KB buffers
               {64, 64, 64, 64, 64, 256, true, 1, 1, 4, true, true}};    // the same on 64 x 64 blocks
     std::vector<Config> seeds = {default_config(dtype),
                                  {64, 64, 32, 8, 4, 128},

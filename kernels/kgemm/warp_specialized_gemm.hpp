@@ -1,16 +1,23 @@
 #pragma once
 // The warp-specialized warpgroup GEMM kernel (configs ending in "_ws": fp16 data, fp32
 // accumulation, Hopper's `wgmma`, 64-deep slabs). The team is one warpgroup per 64 x WN tile of
-// the block and a producer warpgroup (the last 128 threads). The producer stages both operands'
-// slabs as 16-byte runs into StagedWarpgroupSlabs, SlabBuffers buffers deep; each thread's
-// copies arrive on the buffer's barrier as they land, so the producer never waits for its own
+// the block and a producer warpgroup (the last 128 threads), of which one thread copies: per slab,
+// one bulk tensor copy of A's block rows and one of each 64 columns of B's (spaces/:
+// tensor_copy.hpp), straight into the swizzled layout the tensor cores read
+// (StagedWarpgroupSlabs), SlabBuffers buffers deep, edges zero-filled by the copy engine. The
+// copies complete on the buffer's barrier by their bytes, so the producer never waits for its own
 // copies, only for a buffer to come back. Each tile's warpgroup multiplies from the buffer
-// through descriptors, leaves that group in flight while it waits for the next buffer, and
-// gives a buffer back once the group reading it is done. Buffers go back and forth through two
+// through descriptors, leaves that group in flight while it waits for the next buffer, and gives
+// a buffer back once the group reading it is done. Buffers go back and forth through two
 // shared-memory barriers each (spaces/: mbarrier), so no warp waits for the whole team once per
 // slab as the team-barrier pipeline's do, and the tensor cores get the next group while the last
 // one still runs. Results go from the registers to C two adjacent columns per store, as the
 // other warpgroup kernel's do.
+//
+// Bulk copies, not 16-byte copies by every producer thread: the latter spent about twice the
+// study's instructions per slab on address arithmetic (docs/gpu-notes.md, s22). The copies read
+// the operands through tensor maps, which need each operand row-major with 16-byte aligned data,
+// rows and products (applies); other calls take another config.
 //
 // What it needs to pay, and why it is offered where it is: with a group in flight a buffer is
 // busy for two slabs, so SlabBuffers - 2 slabs are copied ahead of the one multiplied; 128 x 128
@@ -23,46 +30,83 @@
 
 #include "kgemm/slab_pipeline.hpp"
 #include "kgemm/spaces/mbarrier.hpp"
+#include "kgemm/spaces/tensor_maps.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 
 namespace kgemm {
 
-// Teams of at most this many threads (one tile and the producer) launch two to a multiprocessor.
+// Teams of at most this many threads (one tile and the producer) launch two to a multiprocessor
+// (128 registers a thread: a 64 x 128 block's slab waits are then covered by the other team's),
+// where the tile's accumulators leave room for the rest (warp_specialized_pairs: tiles up to 64 x
+// 128; a 64 x 256 tile's take 128 registers).
 constexpr int kWarpSpecializedPairedTeam = 2 * wgmma::kWarpgroupThreads;
+constexpr bool warp_specialized_pairs(int wn) { return wn <= 128; }
 
 template <class ExecSpace, int WN, int SlabBuffers, int TeamsPerSM>
-struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, StagedWarpgroupSlabs> {
+struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuffers, StagedWarpgroupSlabs> {
   using Cores = TensorCores<ExecSpace>;
   using Tile = typename Cores::template GroupTile<WN>;
-  using Pipeline = SlabPipeline<ExecSpace, half, half, true, SlabBuffers, StagedWarpgroupSlabs>;
+  using Pipeline = SlabPipeline<ExecSpace, half, half, false, SlabBuffers, StagedWarpgroupSlabs>;
   using typename Pipeline::Member;
-  // Teams of one tile and the producer run two to a multiprocessor (128 registers a thread: a
-  // 64 x 128 block's slab waits are then covered by the other team's); larger ones one (64 x 128
-  // tiles: up to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
+  // Paired teams as above; other teams one to a multiprocessor (64 x 128 and 64 x 256 tiles: up
+  // to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
+  static_assert(TeamsPerSM == 1 || warp_specialized_pairs(WN), "kgemm: this tile's teams run one to a multiprocessor");
   using LaunchPolicy =
-      BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 128 ? 384 : 640, TeamsPerSM>;
+      BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 64 ? 640 : 384, TeamsPerSM>;
   static constexpr int kGroup = wgmma::kWarpgroupThreads;
   static constexpr int KB = Tile::staged_k;
-  // Two barriers per buffer, after the buffers: `full` (the producer's 128 arrivals: the slab
-  // landed) and `empty` (every consumer thread's: the group reading it is done).
+  // Two barriers per buffer, after the buffers: `full` (the producer's arrival and its copies'
+  // bytes: the slab landed) and `empty` (every consumer thread's: the group reading it is done).
   static constexpr std::size_t kBarrierBytes = 2 * SlabBuffers * sizeof(std::uint64_t);
 
   int groups_n;   // tiles across the block
   int consumers;  // tiles of the block: the producer's rank comes after theirs
+  bool a_batched, b_batched;  // whether the operand's tensor has a product per batch index (else one for all)
+  const tensor_copy::Map* maps = nullptr;  // A's and B's, in global memory (use_global_memory)
 
   WarpSpecializedGemm(const GemmArgs<half>& a, const Config& c)
-      : Pipeline(a, c, wgmma::kInstructionK), groups_n(c.nb / WN), consumers(c.micro_tiles()) {}
+      : Pipeline(a, c, wgmma::kInstructionK), groups_n(c.nb / WN), consumers(c.micro_tiles()),
+        a_batched(batched(a.A, a.batch)), b_batched(batched(a.B, a.batch)) {}
 
-  // Whether the call's A and B stage as runs into the swizzled tiles (the only way they can).
-  static bool applies(const GemmArgs<half>& a, const Config& c) { return Pipeline::runs_apply(a, c); }
+  static bool batched(const MatrixRef<const half>& x, int batch) { return batch > 1 && x.batch_stride != 0; }
+
+  // op(X) as a tensor of its columns (contiguous), rows and products, in boxes of 64 columns (a
+  // swizzled row's 128 bytes) x `box_rows`. Extents of at least 1: with K = 0 nothing is copied,
+  // and no map is made.
+  static tensor_copy::Tiles tiles_of(const MatrixRef<const half>& x, int batch, int box_rows) {
+    tensor_copy::Tiles t;
+    const auto at_least_one = [](int n) { return std::uint64_t(n > 1 ? n : 1); };
+    t.data = x.data;
+    t.extents[0] = at_least_one(x.cols), t.extents[1] = at_least_one(x.rows);
+    t.extents[2] = batched(x, batch) ? std::uint64_t(batch) : 1;
+    t.strides[0] = std::uint64_t(x.row_stride) * sizeof(half);
+    t.strides[1] = batched(x, batch) ? std::uint64_t(x.batch_stride) * sizeof(half) : t.strides[0];
+    t.box[0] = std::uint32_t(wgmma::kTileK), t.box[1] = std::uint32_t(box_rows);
+    return t;
+  }
+  // A's slab: the block's rows, 64 k each; B's: 64 k rows of 64 columns, nb / 64 boxes a slab.
+  static tensor_copy::Tiles a_tiles(const GemmArgs<half>& a, int mb) { return tiles_of(a.A, a.batch, mb); }
+  static tensor_copy::Tiles b_tiles(const GemmArgs<half>& a) { return tiles_of(a.B, a.batch, KB); }
+
+  // Whether bulk tensor copies can read the call's A and B (row-major, 16-byte aligned data, rows
+  // and products) into the block's slabs.
+  static bool applies(const GemmArgs<half>& a, const Config& c) {
+    return tensor_copy::why_no_maps().empty() && a.A.col_stride == 1 && a.B.col_stride == 1 &&
+           tensor_copy::describable(a_tiles(a, c.mb)) && tensor_copy::describable(b_tiles(a));
+  }
 
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(kBarrierBytes); }
 
-  // The producer's rank among the stagers, for RunPlan::thread.
-  struct StagingRank {
-    int rank;
-    KOKKOS_INLINE_FUNCTION int team_rank() const { return rank; }
-  };
+  // Split K's partial blocks, and the operands' tensor maps in global memory, on the launch's stream.
+  void use_global_memory(const ExecSpace& space) {
+    Pipeline::use_global_memory(space);
+    if (this->slabs == 0) return;
+    const tensor_copy::Map pair[2] = {tensor_copy::encode(a_tiles(this->args, this->mb)),
+                                      tensor_copy::encode(b_tiles(this->args))};
+#if defined(KGEMM_TENSOR_MAPS)
+    maps = tensor_copy::maps_on(space, pair);
+#endif
+  }
 
   KOKKOS_INLINE_FUNCTION half* a_slab(char* scratch, int buffer) const {
     return reinterpret_cast<half*>(scratch) + buffer * this->buffer_elements;
@@ -72,24 +116,26 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
   }
 
 #if defined(KGEMM_WGMMA)
-  // Slab t of the team's range goes to buffer t % SlabBuffers. Each thread's copies of a slab
-  // arrive on the buffer's `full` barrier as they land (no wait here): the producer goes on to
-  // the next buffer as soon as the consumers give it back.
-  KOKKOS_INLINE_FUNCTION void produce(int rank, char* scratch, std::uint64_t* full, std::uint64_t* empty,
-                                      const BlockOrigin& at, int first, int count) const {
-    using Traits = typename Pipeline::Traits;
-    const StagingRank stager{rank};
-    const auto a_copies = this->a_runs.thread(stager, this->args.A, at.b, at.m0, 0);
-    const auto b_copies = this->b_runs.thread(stager, this->args.B, at.b, 0, at.n0);
+  // One thread: slab t of the team's range goes to buffer t % SlabBuffers, once the consumers
+  // gave it back; its copies complete on the buffer's `full` barrier (no wait here).
+  KOKKOS_INLINE_FUNCTION void produce(char* scratch, std::uint64_t* full, std::uint64_t* empty, const BlockOrigin& at,
+                                      int first, int count) const {
+    const tensor_copy::Map* a_map = maps;
+    const tensor_copy::Map* b_map = maps + 1;
+    tensor_copy::prefetch(a_map);
+    tensor_copy::prefetch(b_map);
+    const int a_product = a_batched ? at.b : 0, b_product = b_batched ? at.b : 0;
+    const int b_boxes = this->nb / wgmma::kTileK;
+    const unsigned bytes = unsigned(this->mb + this->nb) * KB * sizeof(half);
     for (int t = 0; t < count; ++t) {
-      const int buffer = t % SlabBuffers;
+      const int buffer = t % SlabBuffers, k0 = (first + t) * KB;
       if (t >= SlabBuffers) mbarrier::wait(&empty[buffer], (t / SlabBuffers - 1) & 1);
-      a_copies.stage(a_slab(scratch, buffer), first + t, KB);
-      b_copies.stage(b_slab(scratch, buffer), first + t, KB);
-      mbarrier::arrive_when_copies_land(&full[buffer]);
+      mbarrier::arrive_expecting(&full[buffer], bytes);
+      tensor_copy::load_box(a_slab(scratch, buffer), a_map, &full[buffer], k0, at.m0, a_product);
+      half* b = b_slab(scratch, buffer);
+      for (int j = 0; j < b_boxes; ++j)
+        tensor_copy::load_box(b + j * KB * wgmma::kTileK, b_map, &full[buffer], at.n0 + j * wgmma::kTileK, k0, b_product);
     }
-    Traits::commit_scratch_copies();
-    Traits::template wait_scratch_copies<0>();  // none in flight when the thread ends
   }
 
   // The tile's warpgroup: slab t's group issued, then slab t - 1's waited for and its buffer
@@ -99,7 +145,6 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
     for (int t = 0; t < count; ++t) {
       const int buffer = t % SlabBuffers;
       mbarrier::wait(&full[buffer], (t / SlabBuffers) & 1);
-      StagedWarpgroupSlabs::copies_landed();  // the producer's copies, made visible to the tensor cores
       tile.multiply_staged(a_slab(scratch, buffer) + row0 * KB, b_slab(scratch, buffer), col0);
       if (t > 0) {
         tile.template wait_for_groups<1>();
@@ -116,13 +161,18 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffe
     char* scratch = this->scratch(team, kBarrierBytes, 0);
     std::uint64_t* full = this->template extra<std::uint64_t>(scratch);
     std::uint64_t* empty = full + SlabBuffers;
-    if (team.team_rank() == 0)
-      for (int b = 0; b < SlabBuffers; ++b) mbarrier::init(&full[b], kGroup), mbarrier::init(&empty[b], kGroup * consumers);
+    if (team.team_rank() == 0) {
+      for (int b = 0; b < SlabBuffers; ++b) mbarrier::init(&full[b], 1), mbarrier::init(&empty[b], kGroup * consumers);
+      mbarrier::init_visible_to_copies();
+    }
     team.team_barrier();
     const auto range = this->slab_range(at);
     const int count = range.end - range.first;
     const int rank = team.team_rank(), group = rank / kGroup;
-    if (group == consumers) return produce(rank - consumers * kGroup, scratch, full, empty, at, range.first, count);
+    if (group == consumers) {
+      if (rank == consumers * kGroup) produce(scratch, full, empty, at, range.first, count);
+      return;
+    }
     const int row0 = group / groups_n * wgmma::kInstructionM, col0 = group % groups_n * WN;
     Tile tile(rank % kGroup);
     consume(tile, scratch, full, empty, row0, col0, count);

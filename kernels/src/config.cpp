@@ -21,7 +21,7 @@ struct Field {
   int absent = 0;  // optional fields: the value not written
 };
 constexpr int kMaxBlock = 4096;      // mb, nb, kb: a slab of 4096 x 4096 floats is 64 MiB
-constexpr int kMaxTile = 128;        // tm, tn: the largest compiled tile (a warpgroup's 64 x 128)
+constexpr int kMaxTile = 256;        // tm, tn: the largest compiled tile (the warp-specialized 64 x 256)
 constexpr int kMaxTeam = 1 << 16;    // threads; Kokkos refuses more than the device has
 constexpr int kMaxSplits = 1024;     // ks
 constexpr int kMaxProducts = 1024;   // bb
@@ -60,18 +60,22 @@ const Field* field_out_of_range(const Config& c) {
 bool compiled(const Config& c) {
   bool found = false;
   const auto match = [&](auto tile) { found = found || (tile.tm == c.tm && tile.tn == c.tn); };
-  if (c.wg)
+  if (c.wg) {
     for_each_warpgroup_tile(match);
-  else if (c.tc)
+    if (c.ws) for_each_warp_specialized_tile(match);
+  } else if (c.tc) {
     for_each_warp_tile(match);
-  else
+  } else {
     for_each_micro_tile(match);
+  }
   return found;
 }
 
-const char* tile_kind(const Config& c) { return c.wg ? "warpgroup tile " : c.tc ? "tensor-core warp tile " : "micro-tile "; }
+const char* tile_kind(const Config& c) {
+  return c.ws ? "warp-specialized tile " : c.wg ? "warpgroup tile " : c.tc ? "tensor-core warp tile " : "micro-tile ";
+}
 std::vector<std::pair<int, int>> tiles_of_kind(const Config& c) {
-  return c.wg ? warpgroup_tiles() : c.tc ? warp_tiles() : micro_tiles();
+  return c.ws ? warp_specialized_tiles() : c.wg ? warpgroup_tiles() : c.tc ? warp_tiles() : micro_tiles();
 }
 
 std::string tile_list(const std::vector<std::pair<int, int>>& tiles) {
@@ -131,9 +135,8 @@ std::string why_malformed(const Config& c) {
   if (c.wg && is_warpgroup_tile_of<DType::F32>(c.tm, c.tn) && c.kb != 16 && c.kb != 32)
     return "the fp32 warpgroup tile " + dims(c.tm, c.tn) +
            " reads A's slabs as rows of 16 or 32 floats (the 64- or 128-byte swizzle); make kb 16 or 32";
-  if (c.ws && !is_warpgroup_tile_of<DType::F16>(c.tm, c.tn))
-    return "the warp-specialized kernel (_ws) multiplies fp16 data; its tiles are" +
-           tile_list(warpgroup_tiles(DType::F16));
+  if (c.ws && !is_warp_specialized_tile(c.tm, c.tn))
+    return "the warp-specialized kernel (_ws) multiplies fp16 data; its tiles are" + tile_list(warp_specialized_tiles());
   if (c.ws && c.kb != 64)
     return "the warp-specialized kernel (_ws) stages A's slabs as rows of 64 fp16 (the 128-byte swizzle); make kb 64";
   if (c.tc && c.threads_per_product() != c.team_of_tiles())

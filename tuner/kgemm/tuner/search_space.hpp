@@ -183,7 +183,7 @@ std::vector<Config> candidate_configs(const Problem& problem) {
         if (tensor_cores) consider_tiles(warp_tiles(), false, false);
         if (tensor_cores && bb == 1) consider_tiles(warpgroup_tiles(problem.dtype), true, false);
         // The warp-specialized kernel (fp16; why_illegal drops it where it cannot run).
-        if (tensor_cores && bb == 1 && problem.dtype == DType::F16) consider_tiles(warpgroup_tiles(problem.dtype), true, true);
+        if (tensor_cores && bb == 1 && problem.dtype == DType::F16) consider_tiles(warp_specialized_tiles(), true, true);
       }
   return candidates;
 }
