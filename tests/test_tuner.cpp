@@ -246,17 +246,22 @@ TEST(ProblemBench, MeasuresCorrectConfigsAndRejectsABrokenKernelOnEverySpace) {
   });
 }
 
+// A GEMM of odd extents, none a multiple of a block or tile edge.
+Problem odd_problem() {
+  Problem p;
+  p.m = 37, p.n = 29, p.k = 131;
+  return p;
+}
+
 // Against a rate it cannot approach, a config is checked and timed once (its note says so); a
 // wrong one is still wrong; with nothing to beat it is timed in full.
 TEST(ProblemBench, HopelessConfigsAreTimedOnceButStillChecked) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
     SCOPED_TRACE(Space::name());
-    Problem p;
-    p.m = 37, p.n = 29, p.k = 131;
-    const auto candidates = candidate_configs<Space>(p);
+    const std::vector<Config> candidates = candidate_configs<Space>(odd_problem());
     ASSERT_GE(candidates.size(), 2u);
-    SabotagedBench<Space> bench(space, p, candidates[1]);
+    SabotagedBench<Space> bench(space, odd_problem(), candidates[1]);
     const Measurement once = bench.measure(candidates[0], 1e12);
     EXPECT_TRUE(once.correct) << once.note;
     EXPECT_GT(once.gflops, 0.0);
@@ -276,11 +281,9 @@ TEST(ProblemBench, MaxRelativeErrorIsSmallForACorrectConfigAndSeesAFault) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
     SCOPED_TRACE(Space::name());
-    Problem p;
-    p.m = 37, p.n = 29, p.k = 131;
-    const auto candidates = candidate_configs<Space>(p);
+    const std::vector<Config> candidates = candidate_configs<Space>(odd_problem());
     ASSERT_GE(candidates.size(), 2u);
-    SabotagedBench<Space> bench(space, p, candidates[1]);
+    SabotagedBench<Space> bench(space, odd_problem(), candidates[1]);
     const double correct = bench.max_relative_error(candidates[0]);
     EXPECT_GT(correct, 0.0);
     EXPECT_LT(correct, 1e-5);
