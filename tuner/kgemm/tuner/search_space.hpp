@@ -59,10 +59,12 @@ template <class ExecSpace>
 Config fit_to_products(Config start, const Problem& problem) {
   const ParamRanges ranges = TuningPolicy<ExecSpace>::ranges();
   if (problem.batch == 1 || ranges.bb.size() == 1) return start;
+  // The smallest listed edge covering the product, or the seed's where smaller; never below the
+  // tile, which the tensor-core branch may have grown past the seed's block.
   auto covering = [](const std::vector<int>& listed, int extent, int edge, int tile) {
     for (int e : listed)
-      if (e >= extent && e % tile == 0) return e < edge ? e : edge;
-    return edge;
+      if (e >= extent && e % tile == 0) return std::max(std::min(e, edge), tile);
+    return std::max(edge, tile);
   };
   if (start.tc) {  // products smaller than every warp (group) tile keep the seed as it is
     const int rows = ceil_div(problem.m, 16) * 16, cols = ceil_div(problem.n, 16) * 16;
@@ -74,6 +76,7 @@ Config fit_to_products(Config start, const Problem& problem) {
   start.mb = covering(ranges.mb, problem.m, start.mb, start.tm);
   start.nb = covering(ranges.nb, problem.n, start.nb, start.tn);
   start.kb = covering(ranges.kb, problem.k, start.kb, start.wg ? 32 : start.tc ? 16 : 1);
+  if (!stages_fit(start, problem)) start.slab_buffers = 0;  // more buffers than the product has slabs
   if (start.mb < problem.m || start.nb < problem.n) return start;  // several blocks per product
   const int per_product = start.team_of_tiles();
   Config grouped = start;
