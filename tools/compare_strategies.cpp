@@ -83,17 +83,12 @@ std::vector<kgemm::Config> fitted_seeds(const std::vector<kgemm::Config>& seeds,
   const std::vector<int> splits = device.is_host() ? std::vector<int>{1}
                                                    : std::vector<int>(std::begin(kgemm::kGpuSplitCounts), std::end(kgemm::kGpuSplitCounts));
   std::vector<kgemm::Config> fitted;
-  for (const kgemm::Config& seed : seeds) {
-    const kgemm::Config c = kgemm::split_for_device(seed, problem, device.threads, splits);
-    if (std::find(fitted.begin(), fitted.end(), c) == fitted.end()) fitted.push_back(c);
-  }
-  return fitted;
+  for (const kgemm::Config& seed : seeds) fitted.push_back(kgemm::split_for_device(seed, problem, device.threads, splits));
+  return kgemm::ordered_starts(fitted, nullptr);
 }
 
-// A start inserted where autotune puts the store's config: after the default.
-void add_known(std::vector<kgemm::Config>& starts, const kgemm::Config& known) {
-  if (std::find(starts.begin(), starts.end(), known) == starts.end()) starts.insert(starts.begin() + 1, known);
-}
+// The store's config among the starts where autotune puts it (ordered_starts).
+void add_known(std::vector<kgemm::Config>& starts, const kgemm::Config& known) { starts = kgemm::ordered_starts(starts, &known); }
 
 // Per problem, what dispatch would run on `device` from a store holding every other problem with
 // its exhaustive best (the dispatch model's first pick that is a candidate of the problem).
@@ -154,7 +149,8 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     for (std::size_t p = 0; p < problems.size(); ++p) {
       Replayed& r = problems[p];
       if (!picks[p]) continue;
-      r.dispatch_pick = r.measure(*picks[p]).correct ? r.measure(*picks[p]).gflops / r.best : 0;
+      const kgemm::Measurement picked = r.measure(*picks[p]);
+      r.dispatch_pick = picked.correct ? picked.gflops / r.best : 0;
       if (starts == Starts::Store) add_known(r.starts, *picks[p]);
     }
   } else if (starts == Starts::Store) {

@@ -127,22 +127,30 @@ std::optional<Config> store_start(const ConfigStore& store, const Problem& probl
   return store_start<ExecSpace>(store, problem, store.header.device);
 }
 
-// Where a search starts: the space default (fitted to small products and split for the device,
-// as every seed), then `known`, the store's config (store_start), so a re-tuning climb that
+// The order a search measures its starts in, each once: the first of the fitted `seeds` (the
+// space default), then `known`, the store's config (store_start), so a re-tuning climb that
 // wanders elsewhere within its budget never replaces an entry with a slower one, and a new
 // shape's search finds at least what dispatch already gives it; then the other seeds.
-template <class ExecSpace>
-std::vector<Config> search_starts(const Problem& problem, int processors, const Config* known = nullptr) {
+inline std::vector<Config> ordered_starts(const std::vector<Config>& seeds, const Config* known) {
   std::vector<Config> starts;
   auto add = [&](const Config& start) {
     if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
   };
-  const std::vector<Config> seeds = TuningPolicy<ExecSpace>::seed_configs(problem.dtype);
   for (std::size_t i = 0; i < seeds.size(); ++i) {
-    add(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seeds[i], problem), problem, processors));
+    add(seeds[i]);
     if (i == 0 && known) add(*known);
   }
   return starts;
+}
+
+// Where a search starts: the space's seeds, each fitted to small products and split for the
+// device, in ordered_starts' order with `known`.
+template <class ExecSpace>
+std::vector<Config> search_starts(const Problem& problem, int processors, const Config* known = nullptr) {
+  std::vector<Config> fitted;
+  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem.dtype))
+    fitted.push_back(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors));
+  return ordered_starts(fitted, known);
 }
 
 template <class ExecSpace>
