@@ -17,8 +17,6 @@ namespace kgemm_bench {
 // kgemm's rows (kgemm_rows.hpp): the dispatched config and the space default.
 inline const std::vector<std::string> kKgemmImpls = {"kgemm", "kgemm-default"};
 
-inline const char* dtype_name(kgemm::DType t) { return t == kgemm::DType::F32 ? "fp32" : "fp16"; }
-
 template <class ExecSpace>
 std::string space_name() {
   std::string name;

@@ -46,7 +46,7 @@ template <class Scalar, class ExecSpace, class MakeRing, class MeasurePeer>
 void register_space_rows(const Selection& selection, Row row, const ExecSpace& space, const MakeRing& make_ring,
                          const std::string& peer, const MeasurePeer& measure_peer) {
   row.space = space_name<ExecSpace>();
-  row.dtype = dtype_name(kgemm::dtype_of<Scalar>());
+  row.dtype = kgemm::dtype_name(kgemm::dtype_of<Scalar>());
   for (const std::string& impl : kKgemmImpls) {
     if (!selection.wants(impl)) continue;
     row.impl = impl;

@@ -47,7 +47,7 @@ trap 'rc=$?; [ $rc -eq 0 ] || echo "[bootstrap] FAILED during: $step (exit $rc).
 
 # --- 1. Debian packages -------------------------------------------------------------------
 packages=(cmake make g++ pkg-config libyaml-cpp-dev libbenchmark-dev libgtest-dev
-          libopenblas-dev python3-matplotlib python3-yaml)
+          libopenblas-dev python3-matplotlib python3-yaml libfmt-dev nlohmann-json3-dev)
 [ $want_cuda -eq 1 ] && packages+=(g++-11 nvidia-cuda-toolkit)
 [ $want_cuda12 -eq 1 ] && packages+=(g++-12)
 [ $want_cuda12 -eq 1 ] && ! python3 -m pip --version > /dev/null 2>&1 && packages+=(python3-pip)

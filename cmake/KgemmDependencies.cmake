@@ -1,8 +1,8 @@
 # Finds kgemm's dependencies. Each one missing stops configuration with one line naming it
 # and how to get it. Kokkos: the user's own first (Kokkos_ROOT, CMAKE_PREFIX_PATH, modules,
 # Spack), else the Kokkos 3.4.01 that ci/bootstrap.sh builds into .cache/. The library needs
-# Kokkos and yaml-cpp only; GoogleTest comes with KGEMM_BUILD_TESTS, Google Benchmark, OpenBLAS
-# and Kokkos Kernels with KGEMM_BUILD_BENCHMARKS.
+# Kokkos and yaml-cpp only; fmt and nlohmann-json come with KGEMM_BUILD_TOOLS, GoogleTest with
+# KGEMM_BUILD_TESTS, Google Benchmark, OpenBLAS and Kokkos Kernels with KGEMM_BUILD_BENCHMARKS.
 set(KGEMM_BOOTSTRAP_KOKKOS "${PROJECT_SOURCE_DIR}/.cache/kokkos-3.4.01-openmp"
     CACHE PATH "Kokkos prefix built by ci/bootstrap.sh, used when no other Kokkos is found")
 
@@ -24,26 +24,34 @@ if(Kokkos_VERSION VERSION_LESS 3.4.1)
 endif()
 message(STATUS "kgemm: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}, devices: ${Kokkos_DEVICES}")
 
-find_package(yaml-cpp CONFIG QUIET)
-if(NOT yaml-cpp_FOUND)
-  kgemm_missing("yaml-cpp" "Run ci/bootstrap.sh, or: apt-get install libyaml-cpp-dev")
-endif()
-
-if(KGEMM_BUILD_TESTS)
-  find_package(GTest CONFIG QUIET)
-  if(NOT GTest_FOUND)
-    kgemm_missing("GoogleTest" "Run ci/bootstrap.sh, or: apt-get install libgtest-dev (or -DKGEMM_BUILD_TESTS=OFF)")
+# find_package(<package> CONFIG) or stop, naming it and the Debian package that has it; `option`
+# is the build option that asks for it (empty: the library itself). A macro: the package's
+# variables (benchmark_VERSION, ...) stay visible to the caller.
+macro(kgemm_require package what debian option)
+  find_package(${package} CONFIG QUIET)
+  if(NOT ${package}_FOUND)
+    set(_kgemm_how "Run ci/bootstrap.sh, or: apt-get install ${debian}")
+    if(NOT "${option}" STREQUAL "")
+      string(APPEND _kgemm_how " (or -D${option}=OFF)")
+    endif()
+    kgemm_missing("${what}" "${_kgemm_how}")
   endif()
+endmacro()
+
+kgemm_require(yaml-cpp "yaml-cpp" libyaml-cpp-dev "")
+if(KGEMM_BUILD_TESTS AND NOT KGEMM_BUILD_TOOLS)
+  kgemm_missing("the tools the tests run" "Turn KGEMM_BUILD_TOOLS on, or KGEMM_BUILD_TESTS off")
+endif()
+if(KGEMM_BUILD_TOOLS)
+  kgemm_require(fmt "fmt (the tools' reports)" libfmt-dev KGEMM_BUILD_TOOLS)
+  kgemm_require(nlohmann_json "nlohmann-json (the tools' JSON reports)" nlohmann-json3-dev KGEMM_BUILD_TOOLS)
+endif()
+if(KGEMM_BUILD_TESTS)
+  kgemm_require(GTest "GoogleTest" libgtest-dev KGEMM_BUILD_TESTS)
 endif()
 if(KGEMM_BUILD_BENCHMARKS)
-  find_package(benchmark CONFIG QUIET)
-  if(NOT benchmark_FOUND)
-    kgemm_missing("Google Benchmark" "Run ci/bootstrap.sh, or: apt-get install libbenchmark-dev (or -DKGEMM_BUILD_BENCHMARKS=OFF)")
-  endif()
-  find_package(OpenBLAS CONFIG QUIET)
-  if(NOT OpenBLAS_FOUND)
-    kgemm_missing("OpenBLAS" "Run ci/bootstrap.sh, or: apt-get install libopenblas-dev (or -DKGEMM_BUILD_BENCHMARKS=OFF)")
-  endif()
+  kgemm_require(benchmark "Google Benchmark" libbenchmark-dev KGEMM_BUILD_BENCHMARKS)
+  kgemm_require(OpenBLAS "OpenBLAS" libopenblas-dev KGEMM_BUILD_BENCHMARKS)
   # Kokkos Kernels is a peer in the benchmarks and nothing else links it; take the one installed
   # beside Kokkos first.
   get_filename_component(_kgemm_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)

@@ -6,7 +6,9 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS kgemm kgemm_dispatch kgemm_kernels kgemm_spaces EXPORT kgemmTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS kgemm-run autotune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(KGEMM_BUILD_TOOLS)
+  install(TARGETS kgemm-run autotune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 foreach(_layer IN ITEMS spaces kernels dispatch)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_layer}/kgemm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp")

@@ -29,8 +29,11 @@
 #include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/timing.hpp"
 #include "kgemm/tuner/tool_output.hpp"
+#include "run_report.hpp"
 
 namespace {
+
+using namespace kgemm_run;
 
 const char* kHelp = R"(usage: kgemm-run [options]
 Runs the im2col GEMMs of a ResNet (or given shapes) through kgemm::gemm and prints per layer
@@ -81,19 +84,6 @@ bandwidth), trust = exp(-0.2 x shape distance) on hosts, 1 on GPUs. On GPUs each
 is also tried with its K split the other ways the tuner searches. The problem's own entry always
 wins.
 )";
-
-enum class Format { Table, Csv, Json };
-
-const char* dtype_name(kgemm::DType dtype) { return dtype == kgemm::DType::F32 ? "fp32" : "fp16"; }
-
-// One run's GEMMs: a model at one image size and batch, or the given shapes at one batch.
-struct GemmSet {
-  std::string name;   // resnet18_i224_b1 | shapes_b1
-  std::string model;  // empty for --shape
-  int image = 0;      // 0 for --shape
-  int batch = 1;
-  std::vector<kgemm::LayerShape> layers;
-};
 
 // Everything the command line asks for, checked before Kokkos starts (the spaces after).
 struct Plan {
@@ -164,7 +154,7 @@ Plan make_plan(const kgemm::CommandLine& cli) {
   std::vector<std::string> dtype_names;  // canonical: f32 and fp32 are one dtype
   for (const std::string& name : lowercase_list(cli, "dtype", "fp32")) {
     plan.dtypes.push_back(kgemm::parse_dtype(name));
-    dtype_names.push_back(dtype_name(plan.dtypes.back()));
+    dtype_names.push_back(kgemm::dtype_name(plan.dtypes.back()));
   }
   refuse_repeats("dtype", dtype_names);
   plan.sets = gemm_sets(cli);
@@ -194,57 +184,6 @@ Plan make_plan(const kgemm::CommandLine& cli) {
   if (cli.has("why-store") && plan.format == Format::Json)
     throw std::invalid_argument("--why-store prints a table or CSV; drop --format json");
   return plan;
-}
-
-struct LayerResult {
-  kgemm::LayerShape shape;
-  kgemm::Problem problem;
-  std::string config;
-  std::optional<kgemm::DispatchChoice> why;  // --why
-  double kernel_s = 0, launch_s = 0, call_s = 0, transfer_s = 0;
-  double max_rel_err = 0, mean_rel_err = 0;
-
-  double flops() const { return problem.flops(); }
-  double gflops() const { return flops() / kernel_s * 1e-9; }
-};
-
-struct RunResult {
-  std::string space;        // as typed in --space, lower case
-  std::string space_label;  // Kokkos' name: OpenMP, Cuda
-  kgemm::DeviceInfo device;
-  std::string dtype;
-  const GemmSet* set = nullptr;
-  std::shared_ptr<const kgemm::TunedConfigs> tuned;  // what dispatch reads for the space
-  std::string team_scratch;  // the block's team scratch limit in force and why, where one caps it
-  bool host_memory = true;
-  std::vector<LayerResult> layers;
-};
-
-// A forward pass: each layer's per-call numbers times its count, summed.
-struct Totals {
-  int gemms = 0;
-  double kernel_s = 0, launch_s = 0, call_s = 0, transfer_s = 0, flops = 0;
-  double max_rel_err = 0, mean_rel_err = 0;  // largest over the layers; count-weighted mean
-
-  double gflops() const { return flops / kernel_s * 1e-9; }
-};
-
-Totals forward_pass(const RunResult& run) {
-  Totals t;
-  double weighted_error = 0;
-  for (const LayerResult& layer : run.layers) {
-    const int count = layer.shape.count;
-    t.gemms += count;
-    t.kernel_s += count * layer.kernel_s;
-    t.launch_s += count * layer.launch_s;
-    t.call_s += count * layer.call_s;
-    t.transfer_s += count * layer.transfer_s;
-    t.flops += count * layer.flops();
-    t.max_rel_err = std::max(t.max_rel_err, layer.max_rel_err);
-    weighted_error += count * layer.mean_rel_err;
-  }
-  t.mean_rel_err = weighted_error / t.gemms;
-  return t;
 }
 
 // Errors of C's sampled rows against the fp64 product of the inputs as fill_uniform generated
@@ -302,7 +241,7 @@ class Progress {
     ++done_;
     if (!enabled_) return;
     std::fprintf(stderr, "kgemm-run: [%d/%d] %s %s %s: %s (%dx%dx%d)\n", done_, total_, run.space_label.c_str(),
-                 run.dtype.c_str(), run.set->name.c_str(), shape.layer.c_str(), shape.m, shape.n, shape.k);
+                 kgemm::dtype_name(run.dtype), run.set->name.c_str(), shape.layer.c_str(), shape.m, shape.n, shape.k);
     std::fflush(stderr);
   }
 
@@ -318,7 +257,7 @@ RunResult run_set(const ExecSpace& space, const std::string& space_name, const G
   run.space = space_name;
   run.space_label = ExecSpace::name();
   run.device = kgemm::device_info<ExecSpace>();
-  run.dtype = dtype_name(kgemm::dtype_of<Scalar>());
+  run.dtype = kgemm::dtype_of<Scalar>();
   run.set = &set;
   run.tuned = kgemm::tuned_configs(ExecSpace::name(), [&] { return run.device; });
   if (const kgemm::TeamScratchLimit& limit = kgemm::team_scratch_limit<ExecSpace>(); limit.block_bytes > 0)
@@ -332,182 +271,20 @@ RunResult run_set(const ExecSpace& space, const std::string& space_name, const G
   return run;
 }
 
-// ---- output ----
-
-std::string number(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
-// Errors and times as JSON numbers (a non-finite error, a broken kernel's, becomes null).
-std::string json_number(double value) { return std::isfinite(value) ? number("%.9g", value) : "null"; }
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char ch : text) {
-    if (ch == '"' || ch == '\\')
-      out += '\\', out += char(ch);
-    else if (ch < 0x20)
-      out += number("\\u%04x", ch);
-    else
-      out += char(ch);
-  }
-  return out + "\"";
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-std::string transfer_note(const RunResult& run) {
-  return run.host_memory ? " (host space: the operands are in host memory already)" : "";
-}
-
-// The geometric-mean line comes last, as scripts that read a run's last line expect.
-void print_table(const RunResult& run, bool first) {
-  const GemmSet& set = *run.set;
-  if (!first) std::printf("\n");
-  if (set.model.empty())
-    std::printf("kgemm-run: %zu shapes, batch %d, %s, space %s (%d threads), Kokkos %s\n", set.layers.size(),
-                set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
-                kgemm::kokkos_version_string().c_str());
-  else
-    std::printf("kgemm-run: %s, image %d, batch %d, %s, space %s (%d threads), Kokkos %s\n", set.model.c_str(),
-                set.image, set.batch, run.dtype.c_str(), run.space_label.c_str(), run.device.threads,
-                kgemm::kokkos_version_string().c_str());
-  std::printf("device: %s\ntuned configs: %s\n", kgemm::to_string(run.device).c_str(),
-              kgemm::describe(run.tuned->serving(), run.device).c_str());
-  if (!run.team_scratch.empty()) std::printf("team scratch per block: %s\n", run.team_scratch.c_str());
-  std::printf("%-3s %-26s %9s %5s %5s %5s  %-34s %10s %10s %10s %12s %9s %11s %11s\n", "#", "layer", "M", "N", "K",
-              "count", "config", "kernel[ms]", "launch[ms]", "call[ms]", "transfer[ms]", "GFLOP/s", "max rel err",
-              "mean rel err");
-  double log_sum = 0;
-  int index = 0;
-  for (const LayerResult& l : run.layers) {
-    log_sum += std::log(l.gflops());
-    std::printf("%-3d %-26s %9d %5d %5d %5d  %-34s %10.3f %10.3f %10.3f %12.3f %9.1f %11.2e %11.2e\n", ++index,
-                l.shape.layer.c_str(), l.shape.m, l.shape.n, l.shape.k, l.shape.count, l.config.c_str(),
-                l.kernel_s * 1e3, l.launch_s * 1e3, l.call_s * 1e3, l.transfer_s * 1e3, l.gflops(), l.max_rel_err,
-                l.mean_rel_err);
-  }
-  const Totals t = forward_pass(run);
-  std::printf("%s (%d GEMMs, sum of count x kernel): %.3f ms = %.6f s, %.1f GFLOP/s; summed the same way: "
-              "launch %.3f ms, call %.3f ms, transfer %.3f ms%s; max rel err %.2e, mean %.2e\n",
-              set.model.empty() ? "all shapes" : "forward pass", t.gemms, t.kernel_s * 1e3, t.kernel_s, t.gflops(),
-              t.launch_s * 1e3, t.call_s * 1e3, t.transfer_s * 1e3, transfer_note(run).c_str(), t.max_rel_err,
-              t.mean_rel_err);
-  std::printf("geometric mean over %zu shapes: %.1f GFLOP/s\n", run.layers.size(),
-              std::exp(log_sum / run.layers.size()));
-  std::fflush(stdout);
-}
-
-// ---- why: the dispatch model's choice per layer ----
-
-// The comparable entry closest in shape (store order on ties): what a nearest-neighbour
-// dispatch would run, printed beside the model's choice.
-const kgemm::TunedEntry* nearest_entry(const kgemm::ConfigStore* store, const kgemm::Problem& problem) {
-  const kgemm::TunedEntry* nearest = nullptr;
-  double closest = 0;
-  if (store)
-    for (const kgemm::TunedEntry& entry : store->entries())
-      if (kgemm::comparable(entry.problem, problem)) {
-        const double distance = kgemm::shape_distance(entry.problem, problem);
-        if (!nearest || distance < closest) nearest = &entry, closest = distance;
-      }
-  return nearest;
-}
-
-struct WhyRow {
-  const kgemm::LayerShape* shape;
-  std::string config;  // empty: the space default of a device that is not here
-  kgemm::DispatchChoice::Source source;
-  std::optional<kgemm::RatePrediction> prediction;
-  const kgemm::TunedEntry* nearest;
-  double measured_gflops = 0;  // 0: not run
-};
-
-std::string extents(const kgemm::Problem& p) {
-  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
-         (p.batch > 1 ? "b" + std::to_string(p.batch) : "");
-}
-
-void print_why(const std::vector<WhyRow>& rows) {
-  std::printf("why: predicted = source GFLOP/s x fit x busy here / fit x busy at the source x trust; fit = padding x "
-              "fill x depth, busy = share of the call multiplying, the rest split K's sum pass (here/source); nearest = "
-              "the config of the closest tuned shape ('=' when the same)\n");
-  std::printf("%-3s %-26s %-16s %-46s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", "#", "layer", "MxNxK",
-              "config", "from", "source MxNxK", "source GF", "padding", "fill", "depth", "busy", "trust", "predicted",
-              "measured", "nearest");
-  const auto pair = [](double here, double there) { return number("%.2f", here) + "/" + number("%.2f", there); };
-  int index = 0;
-  for (const WhyRow& row : rows) {
-    const std::string config = row.config.empty() ? "(space default)" : row.config;
-    const std::string nearest = !row.nearest ? "-" : kgemm::to_string(row.nearest->config) == row.config ? "=" : kgemm::to_string(row.nearest->config);
-    const std::string measured = row.measured_gflops > 0 ? number("%.1f", row.measured_gflops) : "-";
-    const std::string shape = std::to_string(row.shape->m) + "x" + std::to_string(row.shape->n) + "x" + std::to_string(row.shape->k);
-    if (const auto& r = row.prediction)
-      std::printf("%-3d %-26s %-16s %-46s %-11s %-18s %9.1f %11s %11s %11s %11s %5.2f %9.1f %9s  %s\n", ++index,
-                  row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source),
-                  extents(r->source.problem).c_str(),
-                  r->source.gflops, pair(r->on_problem.padding, r->on_source.padding).c_str(),
-                  pair(r->on_problem.fill, r->on_source.fill).c_str(), pair(r->on_problem.depth, r->on_source.depth).c_str(),
-                  pair(r->busy, r->source_busy).c_str(), r->trust, r->gflops, measured.c_str(), nearest.c_str());
-    else
-      std::printf("%-3d %-26s %-16s %-46s %-11s %-18s %9s %11s %11s %11s %11s %5s %9s %9s  %s\n", ++index,
-                  row.shape->layer.c_str(), shape.c_str(), config.c_str(), kgemm::to_string(row.source), "-", "-", "-",
-                  "-", "-", "-", "-", "-", measured.c_str(), nearest.c_str());
-  }
-}
-
-const char* kWhyCsvHeader =
-    "set,dtype,layer,m,n,k,config,from,source_m,source_n,source_k,source_batch,source_gflops,padding,source_padding,"
-    "fill,source_fill,depth,source_depth,busy,source_busy,trust,predicted_gflops,nearest_config\n";
-
-// --why-store --format csv: one line per layer; the source's columns are empty for the space default.
-void print_why_csv(const GemmSet& set, kgemm::DType dtype, const std::vector<WhyRow>& rows) {
-  for (const WhyRow& row : rows) {
-    std::printf("%s,%s,%s,%d,%d,%d,%s,%s,", set.name.c_str(), dtype_name(dtype), csv_field(row.shape->layer).c_str(),
-                row.shape->m, row.shape->n, row.shape->k, row.config.c_str(), kgemm::to_string(row.source));
-    if (const auto& r = row.prediction) {
-      const kgemm::Problem& p = r->source.problem;
-      std::printf("%d,%d,%d,%d,%.6g,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,", p.m, p.n, p.k, p.batch,
-                  r->source.gflops, r->on_problem.padding, r->on_source.padding, r->on_problem.fill, r->on_source.fill,
-                  r->on_problem.depth, r->on_source.depth, r->busy, r->source_busy, r->trust, r->gflops);
-    } else {
-      std::printf(",,,,,,,,,,,,,,,");
-    }
-    std::printf("%s\n", row.nearest ? kgemm::to_string(row.nearest->config).c_str() : "");
-  }
-}
-
-void print_run_why(const RunResult& run) {
-  const std::optional<kgemm::ConfigStore>& store = run.tuned->serving().store;
-  std::vector<WhyRow> rows;
-  for (const LayerResult& l : run.layers)
-    rows.push_back({&l.shape, l.config, l.why->source, l.why->prediction, nearest_entry(store ? &*store : nullptr, l.problem),
-                    l.gflops()});
-  print_why(rows);
-}
-
 // --why-store: the model's choice from a store file for every layer, nothing run.
 void explain_store(const Plan& plan) {
   std::vector<std::string> refused;
   const kgemm::ConfigStore store = kgemm::ConfigStore::load(plan.why_store, &refused);
   for (const std::string& why : refused) std::fprintf(stderr, "kgemm-run: ignoring a tuned entry: %s\n", why.c_str());
+  const std::string generation = kgemm::generation_note(store);
+  begin_why_store(plan.format);
   bool first = true;
-  const bool csv = plan.format == Format::Csv;
-  if (csv) std::printf("%s", kWhyCsvHeader);
   for (const GemmSet& set : plan.sets)
     for (kgemm::DType dtype : plan.dtypes) {
-      const std::string generation = kgemm::generation_note(store);
-      if (!csv)
-        std::printf("%skgemm-run: dispatch of %s, %s from %s, tuned for %s (nothing run; legality there not checked)%s\n",
-                    first ? "" : "\n", set.name.c_str(), dtype_name(dtype), plan.why_store.c_str(),
-                    kgemm::to_string(store.header.device).c_str(), generation.empty() ? "" : ("; " + generation).c_str());
+      const std::string title = std::string(first ? "" : "\n") + "kgemm-run: dispatch of " + set.name + ", " +
+                                kgemm::dtype_name(dtype) + " from " + plan.why_store + ", tuned for " +
+                                kgemm::to_string(store.header.device) + " (nothing run; legality there not checked)" +
+                                (generation.empty() ? "" : "; " + generation);
       first = false;
       std::vector<WhyRow> rows;
       for (const kgemm::LayerShape& layer : set.layers) {
@@ -520,117 +297,14 @@ void explain_store(const Plan& plan) {
         const auto source = ranked[0].exact ? kgemm::DispatchChoice::Source::Exact : kgemm::DispatchChoice::Source::Model;
         rows.push_back({&layer, kgemm::to_string(ranked[0].config), source, ranked[0], nearest_entry(&store, problem)});
       }
-      if (csv)
-        print_why_csv(set, dtype, rows);
-      else
-        print_why(rows);
+      write_why_store(plan.format, set, dtype, title, rows);
     }
-}
-
-// The practice's table: forward-pass seconds per model, image size, batch and dtype, one column per space.
-void print_forward_summary(const std::vector<RunResult>& runs, const Plan& plan) {
-  std::vector<std::string> labels;
-  for (const RunResult& run : runs)
-    if (std::find(labels.begin(), labels.end(), run.space_label) == labels.end()) labels.push_back(run.space_label);
-  std::printf("forward pass, seconds (sum over the layers of count x kernel time):\n%-10s %6s %6s %-6s", "model",
-              "image", "batch", "dtype");
-  for (const std::string& label : labels) std::printf(" %14s", label.c_str());
-  std::printf("\n");
-  for (const GemmSet& set : plan.sets)
-    for (kgemm::DType dtype : plan.dtypes) {
-      std::printf("%-10s %6s %6d %-6s", set.model.empty() ? "shapes" : set.model.c_str(),
-                  set.image ? std::to_string(set.image).c_str() : "-", set.batch, dtype_name(dtype));
-      for (const std::string& label : labels)
-        for (const RunResult& run : runs)
-          if (run.set == &set && run.dtype == dtype_name(dtype) && run.space_label == label)
-            std::printf(" %14.6f", forward_pass(run).kernel_s);
-      std::printf("\n");
-    }
-}
-
-const char* kCsvHeader =
-    "row,space,device,dtype,set,model,image,batch,layer,m,n,k,count,config,kernel_ms,launch_ms,call_ms,"
-    "transfer_ms,gflops,max_rel_err,mean_rel_err,forward_ms,forward_s\n";
-
-// Layer rows: per-call numbers, forward_ms = count x kernel_ms (the layer's share of a forward
-// pass). The forward row: every time column summed as count x time over the layers.
-void print_csv(const RunResult& run) {
-  const GemmSet& set = *run.set;
-  const std::string prefix = csv_field(run.space) + "," + csv_field(run.device.device) + "," + run.dtype + "," +
-                             set.name + "," + set.model + "," + (set.image ? std::to_string(set.image) : "") + "," +
-                             std::to_string(set.batch) + ",";
-  const auto times = [](double kernel, double launch, double call, double transfer, double gflops, double max_err,
-                        double mean_err, double forward) {
-    return number("%.9g", kernel * 1e3) + "," + number("%.9g", launch * 1e3) + "," + number("%.9g", call * 1e3) + "," +
-           number("%.9g", transfer * 1e3) + "," + number("%.6g", gflops) + "," + number("%.4g", max_err) + "," +
-           number("%.4g", mean_err) + "," + number("%.9g", forward * 1e3) + "," + number("%.9g", forward);
-  };
-  for (const LayerResult& l : run.layers)
-    std::printf("layer,%s%s,%d,%d,%d,%d,%s,%s\n", prefix.c_str(), csv_field(l.shape.layer).c_str(), l.shape.m,
-                l.shape.n, l.shape.k, l.shape.count, l.config.c_str(),
-                times(l.kernel_s, l.launch_s, l.call_s, l.transfer_s, l.gflops(), l.max_rel_err, l.mean_rel_err,
-                      l.shape.count * l.kernel_s)
-                    .c_str());
-  const Totals t = forward_pass(run);
-  std::printf("forward,%sforward pass,,,,%d,,%s\n", prefix.c_str(), t.gemms,
-              times(t.kernel_s, t.launch_s, t.call_s, t.transfer_s, t.gflops(), t.max_rel_err, t.mean_rel_err,
-                    t.kernel_s)
-                  .c_str());
-  kgemm::flush_output();
-}
-
-void print_json(const std::vector<RunResult>& runs, const Plan& plan) {
-  std::printf("{\n  \"tool\": \"kgemm-run\",\n  \"kokkos_version\": %s,\n  \"reps\": %d,\n  \"runs\": [",
-              json_string(kgemm::kokkos_version_string()).c_str(), plan.reps);
-  const char* run_separator = "\n";
-  for (const RunResult& run : runs) {
-    const GemmSet& set = *run.set;
-    std::printf("%s    {\"space\": %s, \"space_label\": %s, \"device\": %s, \"arch\": %s, \"threads\": %d,\n", run_separator,
-                json_string(run.space).c_str(), json_string(run.space_label).c_str(),
-                json_string(run.device.device).c_str(), json_string(run.device.arch).c_str(), run.device.threads);
-    const kgemm::ServingStore& serving = run.tuned->serving();
-    std::printf("     \"dtype\": %s, \"set\": %s, \"model\": %s, \"image\": %s, \"batch\": %d, \"store\": %s, "
-                "\"store_match\": %s,\n",
-                json_string(run.dtype).c_str(), json_string(set.name).c_str(),
-                set.model.empty() ? "null" : json_string(set.model).c_str(),
-                set.image ? std::to_string(set.image).c_str() : "null", set.batch,
-                serving.path.empty() ? "null" : json_string(serving.path).c_str(),
-                json_string(kgemm::to_string(serving.match)).c_str());
-    std::printf("     \"operands_in_host_memory\": %s,\n     \"layers\": [", run.host_memory ? "true" : "false");
-    const char* layer_separator = "\n";
-    for (const LayerResult& l : run.layers) {
-      std::printf("%s       {\"layer\": %s, \"m\": %d, \"n\": %d, \"k\": %d, \"count\": %d, \"config\": %s, "
-                  "\"kernel_ms\": %s, \"launch_ms\": %s, \"call_ms\": %s, \"transfer_ms\": %s, \"gflops\": %s, "
-                  "\"max_rel_err\": %s, \"mean_rel_err\": %s}",
-                  layer_separator, json_string(l.shape.layer).c_str(), l.shape.m, l.shape.n, l.shape.k, l.shape.count,
-                  json_string(l.config).c_str(), json_number(l.kernel_s * 1e3).c_str(),
-                  json_number(l.launch_s * 1e3).c_str(), json_number(l.call_s * 1e3).c_str(),
-                  json_number(l.transfer_s * 1e3).c_str(), json_number(l.gflops()).c_str(),
-                  json_number(l.max_rel_err).c_str(), json_number(l.mean_rel_err).c_str());
-      layer_separator = ",\n";
-    }
-    const Totals t = forward_pass(run);
-    std::printf("],\n     \"forward\": {\"gemms\": %d, \"kernel_ms\": %s, \"kernel_s\": %s, \"launch_ms\": %s, "
-                "\"call_ms\": %s, \"transfer_ms\": %s, \"gflops\": %s, \"max_rel_err\": %s, \"mean_rel_err\": %s}}",
-                t.gemms, json_number(t.kernel_s * 1e3).c_str(), json_number(t.kernel_s).c_str(),
-                json_number(t.launch_s * 1e3).c_str(), json_number(t.call_s * 1e3).c_str(),
-                json_number(t.transfer_s * 1e3).c_str(), json_number(t.gflops()).c_str(),
-                json_number(t.max_rel_err).c_str(), json_number(t.mean_rel_err).c_str());
-    run_separator = ",\n";
-  }
-  std::printf("\n  ]\n}\n");
-}
-
-void list_shapes(const Plan& plan) {
-  std::printf("set,layer,m,n,k\n");
-  for (const GemmSet& set : plan.sets)
-    for (const kgemm::LayerShape& s : set.layers)
-      std::printf("%s,%s,%d,%d,%d\n", set.name.c_str(), csv_field(s.layer).c_str(), s.m, s.n, s.k);
 }
 
 void run_plan(const Plan& plan) {
   for (const std::string& name : plan.spaces) kgemm::with_space(name, [](auto) {});  // throws for a missing one
-  if (plan.format == Format::Csv) std::printf("%s", kCsvHeader);
+  Reporter report(plan.format, plan.reps);
+  report.begin();
   Progress progress(plan.progress, plan.layer_runs());
   std::vector<RunResult> runs;
   for (const std::string& name : plan.spaces)
@@ -639,16 +313,11 @@ void run_plan(const Plan& plan) {
         for (const GemmSet& set : plan.sets) {
           runs.push_back(dtype == kgemm::DType::F32 ? run_set<float>(space, name, set, plan, progress)
                                                     : run_set<kgemm::half>(space, name, set, plan, progress));
-          if (plan.format == Format::Table) print_table(runs.back(), runs.size() == 1);
-          if (plan.why) print_run_why(runs.back());
-          if (plan.format == Format::Csv) print_csv(runs.back());
+          report.run(runs.back());
+          if (plan.why) report.why(runs.back());
         }
     });
-  if (plan.format == Format::Table && runs.size() > 1) {
-    std::printf("\n");
-    print_forward_summary(runs, plan);
-  }
-  if (plan.format == Format::Json) print_json(runs, plan);
+  report.end(runs, plan.sets, plan.dtypes);
 }
 
 }  // namespace
@@ -665,7 +334,7 @@ int main(int argc, char** argv) {
     }
     const Plan plan = make_plan(cli);
     if (cli.has("list-shapes")) {
-      list_shapes(plan);
+      write_shapes(plan.sets);
       return 0;
     }
     if (cli.has("why-store")) {

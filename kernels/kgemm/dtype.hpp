@@ -19,7 +19,9 @@ constexpr DType dtype_of() {
   return std::is_same<Scalar, float>::value ? DType::F32 : DType::F16;
 }
 
+// Store keys and problem strings spell a dtype "f32"; tools, reports and users "fp32".
 inline const char* to_string(DType t) { return t == DType::F32 ? "f32" : "f16"; }
+inline const char* dtype_name(DType t) { return t == DType::F32 ? "fp32" : "fp16"; }
 inline const char* to_string(Accum a) { return a == Accum::F32 ? "f32" : "f16"; }
 
 inline DType parse_dtype(const std::string& text) {
