@@ -247,6 +247,9 @@ int main(int argc, char** argv) {
                   picks.size(), fixed(std::exp(log_sum / double(picks.size()))).c_str(),
                   fixed(*std::min_element(picks.begin(), picks.end())).c_str(),
                   int(std::count_if(picks.begin(), picks.end(), [](double r) { return r >= 0.98; })));
+    } else {
+      std::printf("\nDispatch model: on no problem (the caches name no device, or no problem's pick from the others'\n"
+                  "exhaustive bests is one of its candidates)\n");
     }
     if (cli.has("per-problem")) {
       std::printf("\n| problem | candidates | exhaustive best GFLOP/s |");
