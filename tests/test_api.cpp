@@ -21,36 +21,36 @@ TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
   const Config c{128, 64, 16, 8, 4, 256};
   EXPECT_EQ(to_string(c), "mb128_nb64_kb16_tm8_tn4_team256");
   EXPECT_EQ(parse_config(to_string(c)), c);
-  const Config tensor_cores{128, 64, 32, 64, 32, 128, true};
+  const Config tensor_cores{128, 64, 32, 64, 32, 128, Family::TensorCore};
   EXPECT_EQ(to_string(tensor_cores), "mb128_nb64_kb32_tm64_tn32_team128_tc");
   EXPECT_EQ(parse_config(to_string(tensor_cores)), tensor_cores);
   // Without _tc, 64x32 would be a thread's micro-tile, and none that large is compiled.
   EXPECT_THROW(parse_config("mb128_nb64_kb32_tm64_tn32_team128"), std::invalid_argument);
-  const Config split{32, 64, 32, 4, 4, 128, false, 8}, split_tc{64, 64, 32, 32, 32, 128, true, 4};
+  const Config split{32, 64, 32, 4, 4, 128, Family::Simt, 8}, split_tc{64, 64, 32, 32, 32, 128, Family::TensorCore, 4};
   EXPECT_EQ(to_string(split), "mb32_nb64_kb32_tm4_tn4_team128_ks8");
   EXPECT_EQ(to_string(split_tc), "mb64_nb64_kb32_tm32_tn32_team128_ks4_tc");
   EXPECT_EQ(parse_config(to_string(split)), split);
   EXPECT_EQ(parse_config(to_string(split_tc)), split_tc);
   EXPECT_EQ(parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks1"), (Config{32, 64, 32, 4, 4, 128}));
-  const Config grouped{16, 16, 16, 4, 4, 128, false, 1, 8}, grouped_tc{32, 32, 32, 32, 32, 64, true, 1, 2};
+  const Config grouped{16, 16, 16, 4, 4, 128, Family::Simt, 1, 8}, grouped_tc{32, 32, 32, 32, 32, 64, Family::TensorCore, 1, 2};
   EXPECT_EQ(to_string(grouped), "mb16_nb16_kb16_tm4_tn4_team128_bb8");
   EXPECT_EQ(to_string(grouped_tc), "mb32_nb32_kb32_tm32_tn32_team64_bb2_tc");
   EXPECT_EQ(parse_config(to_string(grouped)), grouped);
   EXPECT_EQ(parse_config(to_string(grouped_tc)), grouped_tc);
   EXPECT_EQ(parse_config("mb16_nb16_kb16_tm4_tn4_team128_ks1_bb8"), grouped);
-  const Config deep{128, 64, 32, 64, 32, 128, true, 4, 1, 3};
+  const Config deep{128, 64, 32, 64, 32, 128, Family::TensorCore, 4, 1, 3};
   EXPECT_EQ(to_string(deep), "mb128_nb64_kb32_tm64_tn32_team128_ks4_st3_tc");
   EXPECT_EQ(parse_config(to_string(deep)), deep);
   EXPECT_EQ(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st0_tc"), tensor_cores);
   EXPECT_NE(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st2_tc"), tensor_cores);
-  const Config warpgroups{128, 128, 32, 64, 128, 256, true, 2, 1, 3, true};
+  const Config warpgroups{128, 128, 32, 64, 128, 256, Family::Warpgroup, 2, 1, 3};
   EXPECT_EQ(to_string(warpgroups), "mb128_nb128_kb32_tm64_tn128_team256_ks2_st3_wg");
   EXPECT_EQ(parse_config(to_string(warpgroups)), warpgroups);
   EXPECT_NE(parse_config("mb128_nb128_kb32_tm64_tn64_team512_wg"), parse_config("mb128_nb128_kb32_tm64_tn64_team128_tc"));
-  const Config specialized{128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true};
+  const Config specialized{128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4};
   EXPECT_EQ(to_string(specialized), "mb128_nb128_kb64_tm64_tn128_team384_st4_ws");
   EXPECT_EQ(parse_config(to_string(specialized)), specialized);
-  EXPECT_NE(specialized, (Config{128, 128, 64, 64, 128, 384, true, 1, 1, 4, true}));
+  EXPECT_NE(specialized, (Config{128, 128, 64, 64, 128, 384, Family::Warpgroup, 1, 1, 4}));
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
                           "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc",
@@ -103,7 +103,7 @@ TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
   }
   EXPECT_EQ(why_malformed(Config{}), "");
   EXPECT_NE(why_malformed(Config{64, 64, 32, 4, 0, 16}), "");
-  EXPECT_NE(why_malformed(Config{128, 128, 32, 64, 128, 256, false, 1, 1, 0, true}).find("set tc as well"), std::string::npos);
+  EXPECT_NE(why_malformed(Config{128, 128, 128, 64, 128, 256, Family::Warpgroup}).find("64 k at most"), std::string::npos);
 }
 
 TEST(ProblemKey, HugeOrMalformedNumbersAreRefused) {
@@ -208,14 +208,14 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     }
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"kb = 0 is outside 1 to 4096"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 0, 4, 1})); }, {"tm = 0 is outside"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 0})); }, {"ks = 0 is outside 1 to 1024"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, false, 1, 0})); }, {"bb = 0 is outside 1 to 1024"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, Family::Simt, 0})); }, {"ks = 0 is outside 1 to 1024"});
+    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, Family::Simt, 1, 0})); }, {"bb = 0 is outside 1 to 1024"});
     expect_rejected([&] { gemm(A, B, C, with({64, 64, INT_MAX, 4, 4, 1})); }, {"kb = 2147483647 is outside"});
-    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 6, false, 1, 4})); }, {"team 6", "bb = 4", "multiple of bb"});
-    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 32, false, 2, 2})); }, {"(bb) and split K (ks) do not combine"});
+    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 6, Family::Simt, 1, 4})); }, {"team 6", "bb = 4", "multiple of bb"});
+    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 32, Family::Simt, 2, 2})); }, {"(bb) and split K (ks) do not combine"});
     using Traits = SpaceTraits<Space>;
     const int too_deep = Traits::max_slab_buffers + 1;
-    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 1, false, 1, 1, too_deep})); },
+    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 1, Family::Simt, 1, 1, too_deep})); },
                     {"_st" + std::to_string(too_deep), Traits::max_slab_buffers > 1 ? "slab buffers" : "drop _st"});
     if (kTiledReadsKRuns<Space>)
       expect_rejected([&] { gemm(A, B, C, with({64, 64, 6, 4, 4, 256})); }, {"four k at a time", "multiple of 4"});
@@ -224,7 +224,7 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
     expect_rejected([&] { gemm(A, B, C, fp16_accumulation); }, {"fp16 accumulation", "fp32 data"});
     // Tensor-core configs: fp32 accumulation on a space that has them, one warp per tile; fp32
     // data where the device has TF32 tensor cores (3xTF32).
-    const Config tc{64, 64, 32, 32, 32, 128, true};
+    const Config tc{64, 64, 32, 32, 32, 128, Family::TensorCore};
     if (TensorCores<Space>::on_device() && !TensorCores<Space>::tf32_on_device())
       expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"3xTF32", "8.0 or newer", "drop _tc"});
     if (TensorCores<Space>::on_device()) {
@@ -233,16 +233,16 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
       Options tc_fp16_accumulation = with(tc);
       tc_fp16_accumulation.accum = Accum::F16;
       expect_rejected([&] { gemm(Ah, Bh, Ch, tc_fp16_accumulation); }, {"accumulate in fp32", "drop _tc"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 8, 32, 32, 128, true})); }, {"multiple of 16"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 32, 32, 64, true})); }, {"one 32-thread warp", "team 128"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({32, 32, 32, 32, 32, 32, true, 1, 2})); }, {"one 32-thread warp", "team 64 for this block and bb"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 16, 16, 512, true})); }, {"tensor-core warp tile", "32x32"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 8, 32, 32, 128, Family::TensorCore})); }, {"multiple of 16"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 32, 32, 64, Family::TensorCore})); }, {"one 32-thread warp", "team 128"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({32, 32, 32, 32, 32, 32, Family::TensorCore, 1, 2})); }, {"one 32-thread warp", "team 64 for this block and bb"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 16, 16, 512, Family::TensorCore})); }, {"tensor-core warp tile", "32x32"});
     } else {
       expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"uses tensor cores", "drop _tc"});
     }
     // Warpgroup configs: each tile for its own dtype's data, and a build and GPU with sm_90a code
     // (else the reason says so).
-    const Config wg{128, 128, 32, 64, 128, 256, true, 1, 1, 0, true}, wg_fp32{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true};
+    const Config wg{128, 128, 32, 64, 128, 256, Family::Warpgroup}, wg_fp32{128, 64, 16, 128, 64, 128, Family::Warpgroup};
     const bool cores = TensorCores<Space>::available;
     expect_rejected([&] { gemm(A, B, C, with(wg)); },
                     {cores ? "warpgroup tile 64x128 multiplies fp16 data; fp32 data takes the warpgroup tiles 128x64"
@@ -277,7 +277,7 @@ TEST(Validation, CallsWhoseCountsWouldOverflowAreRefused) {
     EXPECT_NE(why.find("more than the kernels count"), std::string::npos) << why;
     Problem split = huge;
     split.m = split.n = 1 << 16;
-    EXPECT_NE(why_illegal<Space>(split, Config{64, 64, 32, 4, 4, 16, false, 4}).find("partial elements"), std::string::npos);
+    EXPECT_NE(why_illegal<Space>(split, Config{64, 64, 32, 4, 4, 16, Family::Simt, 4}).find("partial elements"), std::string::npos);
     EXPECT_EQ(why_illegal<Space>(Problem{Kernel::Gemm, DType::F32, 'n', 'n', INT_MAX, 1, INT_MAX, 1},
                                  Config{64, 64, 32, 4, 4, 1}).find("teams"), std::string::npos)
         << "K near INT_MAX must not overflow the slab count";

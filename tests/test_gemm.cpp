@@ -171,7 +171,7 @@ KGEMM_CASE_TEST(GemmTest, WholeTilesMultipliedInPlace) {
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu)) {
     const int team = std::min(2, small_team<Space>());
     std::vector<Config> configs = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 2 * tn, 16, tm, tn, team}};
-    if (team > 1) configs.push_back({tm, tn, 8, tm, tn, team, false, 1, team});  // a product per thread
+    if (team > 1) configs.push_back({tm, tn, 8, tm, tn, team, Family::Simt, 1, team});  // a product per thread
     const int shapes[][3] = {{tm, tn, 8}, {tm, tn, 1}, {3 * tm, 3 * tn, 5}, {2 * tm, tn, 16}, {7, 9, 5}, {tm, tn, 17}};
     for (const Config& config : configs)
       for (const auto& shape : shapes)
@@ -229,8 +229,8 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
   // Two slabs of 128 x 64 x 32 fp32 elements need more than Kokkos 4.6's 48 KB of team scratch.
   const int two_warps_kb = dtype_of<typename TypeParam::Value>() == DType::F16 ? 32 : 16;
   for (auto [tm, tn] : warp_tiles())
-    check_edge_shapes<TypeParam>({{tm, tn, 16, tm, tn, 32, true}, {2 * tm, tn, two_warps_kb, tm, tn, 64, true},
-                                  {2 * tm, 2 * tn, 16, tm, tn, 128, true}},
+    check_edge_shapes<TypeParam>({{tm, tn, 16, tm, tn, 32, Family::TensorCore}, {2 * tm, tn, two_warps_kb, tm, tn, 64, Family::TensorCore},
+                                  {2 * tm, 2 * tn, 16, tm, tn, 128, Family::TensorCore}},
                                  true);
 }
 
@@ -249,25 +249,25 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
   if (!has_tensor_cores<TypeParam>()) GTEST_SKIP() << "no warpgroup kernel for this case";
   const DType dtype = dtype_of<typename TypeParam::Value>();
   const std::vector<Config> configs =
-      dtype == DType::F16 ? std::vector<Config>{{64, 64, 32, 64, 64, 128, true, 1, 1, 0, true},
-                                                {128, 128, 64, 64, 128, 256, true, 1, 1, 0, true},
-                                                {128, 128, 32, 64, 64, 512, true, 1, 1, 0, true},
-                                                {128, 64, 16, 64, 64, 256, true, 3, 1, 0, true},
-                                                {64, 128, 48, 64, 128, 128, true, 1, 1, 3, true},
-                                                {256, 128, 32, 64, 128, 512, true, 1, 1, 3, true},
-                                                {128, 64, 16, 64, 64, 256, true, 3, 1, 4, true},
-                                                {128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true},
-                                                {64, 128, 64, 64, 128, 256, true, 1, 1, 3, true, true},
-                                                {128, 64, 64, 64, 64, 384, true, 2, 1, 3, true, true},
-                                                {128, 128, 64, 64, 64, 640, true, 1, 1, 4, true, true},
-                                                {64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true},
-                                                {128, 256, 64, 64, 256, 384, true, 1, 1, 3, true, true},
-                                                {64, 256, 64, 64, 256, 256, true, 2, 1, 2, true, true}}
-                          : std::vector<Config>{{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true},
-                                                {128, 64, 32, 128, 64, 128, true, 1, 1, 0, true},
-                                                {128, 128, 16, 128, 64, 256, true, 1, 1, 0, true},
-                                                {128, 64, 16, 128, 64, 128, true, 3, 1, 0, true},
-                                                {128, 128, 16, 128, 64, 256, true, 1, 1, 3, true}};
+      dtype == DType::F16 ? std::vector<Config>{{64, 64, 32, 64, 64, 128, Family::Warpgroup},
+                                                {128, 128, 64, 64, 128, 256, Family::Warpgroup},
+                                                {128, 128, 32, 64, 64, 512, Family::Warpgroup},
+                                                {128, 64, 16, 64, 64, 256, Family::Warpgroup, 3},
+                                                {64, 128, 48, 64, 128, 128, Family::Warpgroup, 1, 1, 3},
+                                                {256, 128, 32, 64, 128, 512, Family::Warpgroup, 1, 1, 3},
+                                                {128, 64, 16, 64, 64, 256, Family::Warpgroup, 3, 1, 4},
+                                                {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4},
+                                                {64, 128, 64, 64, 128, 256, Family::WarpSpecialized, 1, 1, 3},
+                                                {128, 64, 64, 64, 64, 384, Family::WarpSpecialized, 2, 1, 3},
+                                                {128, 128, 64, 64, 64, 640, Family::WarpSpecialized, 1, 1, 4},
+                                                {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 2},
+                                                {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 3},
+                                                {64, 256, 64, 64, 256, 256, Family::WarpSpecialized, 2, 1, 2}}
+                          : std::vector<Config>{{128, 64, 16, 128, 64, 128, Family::Warpgroup},
+                                                {128, 64, 32, 128, 64, 128, Family::Warpgroup},
+                                                {128, 128, 16, 128, 64, 256, Family::Warpgroup},
+                                                {128, 64, 16, 128, 64, 128, Family::Warpgroup, 3},
+                                                {128, 128, 16, 128, 64, 256, Family::Warpgroup, 1, 1, 3}};
   const Problem probe{Kernel::Gemm, dtype, 'n', 'n', 64, 64, 64, 1};
   if (const std::string why = why_illegal<Space>(probe, configs.front()); !why.empty()) GTEST_SKIP() << why;
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}, {200, 136, 272}};
@@ -302,7 +302,7 @@ KGEMM_CASE_TEST(GemmTest, WarpSpecializedCopiesNeedAlignedRowMajorOperands) {
   using Space = typename TypeParam::ExecSpace;
   if (!has_tensor_cores<TypeParam>() || dtype_of<typename TypeParam::Value>() != DType::F16)
     GTEST_SKIP() << "no warp-specialized kernel for this case";
-  const Config ws{64, 64, 64, 64, 64, 256, true, 1, 1, 2, true, true};
+  const Config ws{64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 2};
   const Problem problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 136, 272, 1};
   if (const std::string why = why_illegal<Space>(problem, ws); !why.empty()) GTEST_SKIP() << why;
   const GemmArgs<half> aligned = best_laid_operands<half>(Problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 136, 272, 2});
@@ -343,7 +343,7 @@ KGEMM_CASE_TEST(GemmTest, TeamScratchPastKokkosCap) {
   const TeamScratchLimit& limit = team_scratch_limit<Space>();
   if (limit.block_bytes == 0) GTEST_SKIP() << limit.why;
   std::printf("[team scratch] %s\n", limit.why.c_str());
-  const Config deep{128, 128, 32, 8, 8, 256, false, 1, 1, 4};
+  const Config deep{128, 128, 32, 8, 8, 256, Family::Simt, 1, 1, 4};
   const Problem probe{Kernel::Gemm, dtype_of<typename TypeParam::Value>(), 'n', 'n', 128, 128, 128, 1};
   const std::string why = why_illegal<Space>(probe, deep, TypeParam::accum);
   if (!limit.lifted) {
@@ -400,11 +400,11 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   using Space = typename TypeParam::ExecSpace;
   const auto [tm, tn] = micro_tiles().front();
   const auto [tm4, tn4] = micro_tiles()[1];
-  const Config three{2 * tm, 2 * tn, 16, tm, tn, small_team<Space>(), false, 3};
-  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, false, 16},
-                                {4 * tm4, 4 * tn4, 8, tm4, tn4, small_team<Space>(), false, 16}},
+  const Config three{2 * tm, 2 * tn, 16, tm, tn, small_team<Space>(), Family::Simt, 3};
+  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, Family::Simt, 16},
+                                {4 * tm4, 4 * tn4, 8, tm4, tn4, small_team<Space>(), Family::Simt, 16}},
                                stages_runs<TypeParam>());
-  if (stages_runs<TypeParam>()) check_edge_shapes<TypeParam>({{16, 16, 16, 4, 4, 16, false, 3}}, true);
+  if (stages_runs<TypeParam>()) check_edge_shapes<TypeParam>({{16, 16, 16, 4, 4, 16, Family::Simt, 3}}, true);
   for (bool shared : {false, true}) {
     GemmCheck g;
     g.batched = true, g.shared_b = shared, g.batch = 5, g.m = 19, g.n = 23, g.k = 77;
@@ -413,7 +413,7 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   }
   if (has_tensor_cores<TypeParam>()) {
     const auto [wm, wn] = warp_tiles().front();
-    check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, true, 3}}, true);
+    check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, Family::TensorCore, 3}}, true);
   }
 }
 
@@ -427,13 +427,13 @@ KGEMM_CASE_TEST(GemmTest, DeepSlabPipelines) {
   if (Traits::max_slab_buffers == Traits::default_slab_buffers) GTEST_SKIP() << Space::name() << " stages one slab buffer";
   const auto [tm, tn] = micro_tiles()[1];
   for (int buffers = Traits::default_slab_buffers + 1; buffers <= Traits::max_slab_buffers; ++buffers) {
-    std::vector<Config> configs = {{2 * tm, 2 * tn, 8, tm, tn, 4, false, 1, 1, buffers},
-                                   {2 * tm, 2 * tn, 16, tm, tn, 4, false, 3, 1, buffers},
-                                   {tm, tn, 8, tm, tn, 4, false, 1, 4, buffers}};
+    std::vector<Config> configs = {{2 * tm, 2 * tn, 8, tm, tn, 4, Family::Simt, 1, 1, buffers},
+                                   {2 * tm, 2 * tn, 16, tm, tn, 4, Family::Simt, 3, 1, buffers},
+                                   {tm, tn, 8, tm, tn, 4, Family::Simt, 1, 4, buffers}};
     if (has_tensor_cores<TypeParam>()) {
       const auto [wm, wn] = warp_tiles().front();
-      configs.push_back({2 * wm, 2 * wn, 16, wm, wn, 128, true, 1, 1, buffers});
-      configs.push_back({2 * wm, wn, 16, wm, wn, 64, true, 3, 1, buffers});
+      configs.push_back({2 * wm, 2 * wn, 16, wm, wn, 128, Family::TensorCore, 1, 1, buffers});
+      configs.push_back({2 * wm, wn, 16, wm, wn, 64, Family::TensorCore, 3, 1, buffers});
     }
     for (const Config& config : configs) check_edge_shapes<TypeParam>({config}, stages_runs<TypeParam>());
   }
@@ -451,10 +451,10 @@ KGEMM_CASE_TEST(GemmTest, SeveralProductsPerTeam) {
   // Four threads per product where the team has 16 (GPUs), else one; small blocks keep the
   // products' scratch within every space's limit.
   const int team = std::min(16, team_max), per_product = team >= 16 ? 4 : 1, products = team / per_product;
-  std::vector<Config> configs = {{4, 4 * per_product, 8, 4, 4, team, false, 1, products},
-                                 {8, 8 * per_product, 12, 4, 4, team, false, 1, products},
-                                 {4, 4, 8, 4, 4, team, false, 1, team}};
-  if (has_tensor_cores<TypeParam>()) configs.push_back({32, 32, 32, 32, 32, 64, true, 1, 2});
+  std::vector<Config> configs = {{4, 4 * per_product, 8, 4, 4, team, Family::Simt, 1, products},
+                                 {8, 8 * per_product, 12, 4, 4, team, Family::Simt, 1, products},
+                                 {4, 4, 8, 4, 4, team, Family::Simt, 1, team}};
+  if (has_tensor_cores<TypeParam>()) configs.push_back({32, 32, 32, 32, 32, 64, Family::TensorCore, 1, 2});
   const int shapes[][3] = {{1, 1, 1}, {13, 17, 19}, {8, 8, 8}, {20, 9, 30}};
   for (const Config& config : configs)
     for (const auto& shape : shapes)
@@ -465,7 +465,7 @@ KGEMM_CASE_TEST(GemmTest, SeveralProductsPerTeam) {
         run_check<TypeParam>(g);
         g.batch = 2 * config.bb + 1, g.beta = 0.0f;
         run_check<TypeParam, Kokkos::LayoutLeft>(g);
-        g.pad_ab = config.tc;  // tensor cores: aligned rows, staged as runs
+        g.pad_ab = config.tensor_cores();  // tensor cores: aligned rows, staged as runs
         if (g.pad_ab) run_check<TypeParam>(g);
       }
 }
@@ -501,19 +501,19 @@ std::vector<KernelFamily> every_kernel_family() {
   }
   const auto [tm, tn] = micro_tiles()[1];
   families.push_back({{2 * tm, 2 * tn, 16, tm, tn, team}, false, false});
-  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, false, 3}, false, false});
-  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, false, 3}, true, false});
+  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, Family::Simt, 3}, false, false});
+  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, Family::Simt, 3}, true, false});
   families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team}, true, false});
   families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team}, true, true});
   if (team_size_max<Space>() >= 2) {
-    families.push_back({{4, 4, 8, 4, 4, 2, false, 1, 2}, true, false});
-    families.push_back({{4, 4, 8, 4, 4, 2, false, 1, 2}, true, true});
+    families.push_back({{4, 4, 8, 4, 4, 2, Family::Simt, 1, 2}, true, false});
+    families.push_back({{4, 4, 8, 4, 4, 2, Family::Simt, 1, 2}, true, true});
   }
   if (has_tensor_cores<Case>()) {
     const auto [wm, wn] = warp_tiles().front();
-    families.push_back({{2 * wm, wn, 16, wm, wn, 64, true}, false, false});
-    families.push_back({{2 * wm, wn, 16, wm, wn, 64, true, 3}, false, false});
-    families.push_back({{wm, wn, 16, wm, wn, 64, true, 1, 2}, true, true});
+    families.push_back({{2 * wm, wn, 16, wm, wn, 64, Family::TensorCore}, false, false});
+    families.push_back({{2 * wm, wn, 16, wm, wn, 64, Family::TensorCore, 3}, false, false});
+    families.push_back({{wm, wn, 16, wm, wn, 64, Family::TensorCore, 1, 2}, true, true});
   }
   return families;
 }
@@ -554,7 +554,7 @@ KGEMM_CASE_TEST(GemmTest, NoDepthScalesCEveryKernelFamily) {
 // of a row crosses its right edge). Tensor cores where the case has them.
 KGEMM_CASE_TEST(GemmTest, OutputWindowsOfWiderMatrices) {
   std::vector<std::optional<Config>> configs = {std::nullopt};
-  if (has_tensor_cores<TypeParam>()) configs.push_back(Config{64, 64, 32, 32, 32, 128, true});
+  if (has_tensor_cores<TypeParam>()) configs.push_back(Config{64, 64, 32, 32, 32, 128, Family::TensorCore});
   for (const auto& config : configs)
     for (int offset : {1, 2, 4}) {
       GemmCheck g;

@@ -1644,7 +1644,7 @@ KGEMM_CASE_TEST(DispatchTest, PaddedAndOffsetOperandsRunOnAConfigTheyCanTake) {
         std::vector<std::string> labels;
         EXPECT_NO_THROW(labels = gemm_kernel_labels([&] { run_check<TypeParam>(g); }));
         ASSERT_EQ(labels.size(), 1u);
-        if (!stored.tc) EXPECT_EQ(labels[0], "kgemm::tiled_gemm " + to_string(stored));
+        if (!stored.tensor_cores()) EXPECT_EQ(labels[0], "kgemm::tiled_gemm " + to_string(stored));
       }
   }
   EXPECT_GE(families_run, 1);

@@ -91,15 +91,15 @@ TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
 TEST(Search, ClimbStartsFromTheNearestCandidateOfAStartsFamily) {
   std::vector<Config> configs = grid_of_configs();
   for (int mb : {32, 64})
-    for (int nb : {32, 64}) configs.push_back({mb, nb, 32, 32, 32, 128, true});  // a tensor-core family
-  const Config too_large{128, 128, 32, 32, 32, 512, true};  // no candidate
+    for (int nb : {32, 64}) configs.push_back({mb, nb, 32, 32, 32, 128, Family::TensorCore});  // a tensor-core family
+  const Config too_large{128, 128, 32, 32, 32, 512, Family::TensorCore};  // no candidate
   std::vector<Config> measured;
   const SearchOutcome outcome = search(configs, {too_large}, Strategy::Climb, parse_budget("1"), 3, [&](const Config& c) {
     measured.push_back(c);
     return Measurement{true, smooth_speed(c), ""};
   });
   ASSERT_EQ(measured.size(), 1u);
-  EXPECT_EQ(measured.front(), (Config{64, 64, 32, 32, 32, 128, true}));
+  EXPECT_EQ(measured.front(), (Config{64, 64, 32, 32, 32, 128, Family::TensorCore}));
 }
 
 // Each start's hill is climbed, fastest start first: once the high hill's top is reached the
@@ -304,7 +304,7 @@ TEST(ProblemBench, SplitTf32ErrsAtMostTwiceTheSimtKernelOnLongK) {
     p.m = 192, p.n = 128, p.k = 4608;
     const ProblemBench<Space, float> bench(space, p, 7);
     const double simt = bench.max_relative_error(TuningPolicy<Space>::default_config(DType::F32));
-    const Config split_configs[] = {{128, 64, 16, 64, 32, 128, true}, {64, 64, 32, 32, 32, 128, true}};
+    const Config split_configs[] = {{128, 64, 16, 64, 32, 128, Family::TensorCore}, {64, 64, 32, 32, 32, 128, Family::TensorCore}};
     for (const Config& tc : split_configs) {
       const double split = bench.max_relative_error(tc);
       std::printf("[accuracy] %s 192x128x4608 SIMT %.2e, 3xTF32 %s %.2e\n", Space::name(), simt, to_string(tc).c_str(), split);
@@ -319,13 +319,13 @@ struct MadeUpErrors {
   mutable std::vector<Config> measured;
   double max_relative_error(const Config& c) const {
     measured.push_back(c);
-    return c.wg ? warpgroup : c.tc ? mma_sync : 1e-6;
+    return c.warpgroups() ? warpgroup : c.tensor_cores() ? mma_sync : 1e-6;
   }
 };
 
 TEST(PrecisionGate, OffersEachSplitTf32FamilyOnlyWithinTwiceTheSimtError) {
-  const Config simt{128, 64, 16, 8, 8, 128}, tc_seed{128, 64, 16, 64, 32, 128, true}, tc_other{64, 64, 32, 32, 32, 128, true};
-  const Config wg_seed{128, 64, 16, 128, 64, 128, true, 1, 1, 0, true}, wg_other{128, 128, 32, 128, 64, 256, true, 1, 1, 0, true};
+  const Config simt{128, 64, 16, 8, 8, 128}, tc_seed{128, 64, 16, 64, 32, 128, Family::TensorCore}, tc_other{64, 64, 32, 32, 32, 128, Family::TensorCore};
+  const Config wg_seed{128, 64, 16, 128, 64, 128, Family::Warpgroup}, wg_other{128, 128, 32, 128, 64, 256, Family::Warpgroup};
   const std::vector<Config> seeds = {simt, tc_seed, wg_seed};
   const std::vector<Config> all = {simt, wg_other, tc_other, tc_seed, wg_seed};
   for (double tc_ratio : {0.5, 2.0, 2.5, 40.0})
@@ -348,7 +348,7 @@ TEST(PrecisionGate, OffersEachSplitTf32FamilyOnlyWithinTwiceTheSimtError) {
       EXPECT_EQ(gate->families[1].offered, wg_offered);
       std::vector<Config> kept;
       for (const Config& c : all)
-        if (!c.tc || (c.wg ? wg_offered : tc_offered)) kept.push_back(c);
+        if (!c.tensor_cores() || (c.warpgroups() ? wg_offered : tc_offered)) kept.push_back(c);
       EXPECT_EQ(candidates, kept);
       if (tc_ratio == 0.5)
         EXPECT_EQ(describe(*gate), wg_offered ? "1.00e-06 / _tc 5.00e-07 offered, _wg 3.00e-07 offered"
@@ -391,7 +391,7 @@ TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
 TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem batch1;
   batch1.m = 49, batch1.n = 512, batch1.k = 4608;
-  const Config eight{32, 64, 32, 4, 4, 128, false, 8};
+  const Config eight{32, 64, 32, 4, 4, 128, Family::Simt, 8};
   EXPECT_TRUE(split_fits(eight, batch1));
   Problem short_k = batch1;
   short_k.k = 480;  // 15 slabs: fewer than two per split
@@ -464,7 +464,7 @@ TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
     EXPECT_EQ(store_start<Space>(store, own), legal.back()) << Space::name();
     EXPECT_EQ(store_start<Space>(store, unseen), rank_stored_configs(store, unseen).front().config) << Space::name();
     if (!TensorCores<Space>::available) {  // a tensor-core entry cannot run here: the neighbour's config can
-      const Config tensor_cores{64, 64, 32, 32, 32, 128, true};
+      const Config tensor_cores{64, 64, 32, 32, 32, 128, Family::TensorCore};
       store.put({own, tensor_cores, 1000, 50, 10});
       EXPECT_EQ(store_start<Space>(store, own), legal.front()) << Space::name();
     }
@@ -551,9 +551,9 @@ TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) 
   });
   Problem short_k;
   short_k.m = 784, short_k.n = 128, short_k.k = 96;  // 3 slabs of 32
-  EXPECT_TRUE(stages_fit({32, 32, 32, 4, 4, 64, false, 1, 1, 3}, short_k));
-  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, false, 1, 1, 4}, short_k));
-  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, false, 2, 1, 3}, short_k));  // 2 slabs per split
+  EXPECT_TRUE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 1, 1, 3}, short_k));
+  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 1, 1, 4}, short_k));
+  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 2, 1, 3}, short_k));  // 2 slabs per split
 }
 
 // Batches of products smaller than a block (the 8 x 8 squares): on spaces that group products
@@ -596,7 +596,7 @@ TEST(SearchSpace, SmallProductsStartGroupedWhereTheSpaceGroups) {
       const std::vector<Config> fp32_candidates = candidate_configs<Space>(fp32_squares);
       int tc_starts = 0;
       for (const Config& start : search_starts<Space>(fp32_squares, 132)) {
-        if (!start.tc) continue;
+        if (!start.tensor_cores()) continue;
         if (start.tm > side) {
           EXPECT_EQ(std::find(fp32_candidates.begin(), fp32_candidates.end(), start), fp32_candidates.end()) << to_string(start);
           continue;

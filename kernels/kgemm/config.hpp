@@ -11,6 +11,31 @@ namespace kgemm {
 // ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near INT_MAX.
 constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
 
+// The kernel family a config runs, named by its config string's suffix. Warpgroups are tensor
+// cores, and the warp-specialized kernel runs warpgroups: one value per config, so no config can
+// claim a family without what that family runs on.
+enum class Family {
+  // SIMT lanes (no suffix): tm x tn is a thread's register micro-tile.
+  Simt,
+  // Tensor cores ("_tc"): tm x tn is a warp's tile (multiples of 16), one warp per tile. fp16 data
+  // multiplies as it is; fp32 data as three TF32 products per product (3xTF32), whose error stays
+  // at fp32's level: the choice between it and fp32 SIMT lanes is a store entry's, or a call's.
+  TensorCore,
+  // Hopper's warpgroup MMA ("_wg", `wgmma`, sm_90a device code): tm x tn is a warpgroup's tile,
+  // four warps per tile (variants.hpp). fp16 data: 64 x 64 or 64 x 128, A from registers
+  // (kb <= 64), B's slabs staged in the swizzled layout the instruction reads. fp32 data
+  // (3xTF32): 128 x 64, B from registers, A's slabs staged (kb 16 or 32).
+  Warpgroup,
+  // Warp specialization ("_ws", fp16 data on Hopper): a producer warpgroup, one thread of which
+  // copies both operands' slabs by bulk tensor copies (TMA: operands row-major with 16-byte
+  // aligned data, rows and products), and the tiles' warpgroups multiply them straight from
+  // scratch through descriptors, one group left in flight, each buffer handed over and back
+  // through shared-memory barriers instead of a team barrier per slab. That needs three or more
+  // slab buffers of 128 x 128 x 64 (96 KB and up: team scratch past Kokkos 4.6's 48 KB, spaces/
+  // team_scratch.hpp). kb is 64 (A's rows of 128 bytes, the 128-byte swizzle).
+  WarpSpecialized,
+};
+
 struct Config {
   int mb = 64;    // rows of C per team (block tile)
   int nb = 64;    // columns of C per team
@@ -18,10 +43,7 @@ struct Config {
   int tm = 4;     // rows of the per-thread register micro-tile (compile-time: see variants.hpp)
   int tn = 4;     // columns of the per-thread register micro-tile (compile-time)
   int team = 16;  // threads per team
-  // Tensor cores: tm x tn is then a warp's tile (multiples of 16), one warp per tile. fp16 data
-  // multiplies as it is; fp32 data as three TF32 products per product (3xTF32), whose error stays
-  // at fp32's level: the choice between it and fp32 SIMT lanes is a store entry's, or a call's.
-  bool tc = false;
+  Family family = Family::Simt;
   // Split K: teams per block of C, each over its own range of K slabs, writing partial blocks
   // that a second kernel adds up (split_sum.hpp). Gives small grids (batch 1, M = 49) enough
   // teams to fill a GPU.
@@ -34,27 +56,17 @@ struct Config {
   // pipelines keep more copies in flight, for teams whose slabs are short next to the latency
   // of global memory, at the price of scratch.
   int slab_buffers = 0;
-  // Tensor cores through Hopper's warpgroup MMA (`wgmma`, sm_90a device code; tc is set too):
-  // tm x tn is then a warpgroup's tile, four warps per tile (variants.hpp). fp16 data: 64 x 64 or
-  // 64 x 128, A from registers (kb <= 64), B's slabs staged in the swizzled layout the
-  // instruction reads. fp32 data (3xTF32): 128 x 64, B from registers, A's slabs staged (kb 16
-  // or 32).
-  bool wg = false;
-  // Warp specialization ("_ws", fp16 data on Hopper; wg and tc are set too): a producer warpgroup,
-  // one thread of which copies both operands' slabs by bulk tensor copies (TMA: operands
-  // row-major with 16-byte aligned data, rows and products), and the tiles' warpgroups multiply
-  // them straight from scratch through descriptors, one group left in flight, each buffer handed over and back through
-  // shared-memory barriers instead of a team barrier per slab. That needs three or more slab
-  // buffers of 128 x 128 x 64 (96 KB and up: team scratch past Kokkos 4.6's 48 KB, spaces/
-  // team_scratch.hpp). kb is 64 (A's rows of 128 bytes, the 128-byte swizzle).
-  bool ws = false;
+
+  bool tensor_cores() const { return family != Family::Simt; }
+  bool warpgroups() const { return family == Family::Warpgroup || family == Family::WarpSpecialized; }
+  bool warp_specialized() const { return family == Family::WarpSpecialized; }
 
   // Micro-tiles per block, and how many each thread walks (1 keeps accumulators in registers
   // for the whole K loop; more stages partial sums in scratch between slabs).
   int micro_tiles() const { return (mb / tm) * (nb / tn); }
-  int threads_per_tile() const { return wg ? 128 : tc ? 32 : 1; }
+  int threads_per_tile() const { return warpgroups() ? 128 : tensor_cores() ? 32 : 1; }
   // A team's threads that only stage slabs: the warp-specialized kernel's producer warpgroup.
-  int producer_threads() const { return ws ? threads_per_tile() : 0; }
+  int producer_threads() const { return warp_specialized() ? threads_per_tile() : 0; }
   // A product's team when every thread owns one tile, the producer's beside them.
   int team_of_tiles() const { return micro_tiles() * threads_per_tile() + producer_threads(); }
   int threads_per_product() const { return team / bb; }
@@ -62,8 +74,7 @@ struct Config {
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.mb == b.mb && a.nb == b.nb && a.kb == b.kb && a.tm == b.tm && a.tn == b.tn &&
-           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.tc == b.tc &&
-           a.wg == b.wg && a.ws == b.ws;
+           a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.family == b.family;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };
@@ -81,7 +92,8 @@ constexpr SlabSplit split_slabs(const Config& config, int k) {
 
 std::string to_string(const Config& config);
 
-// The suffix naming a config's kernel family: "_ws", "_wg", "_tc", or "" (SIMT lanes).
+// The suffix naming a kernel family: "_ws", "_wg", "_tc", or "" (SIMT lanes).
+const char* family_suffix(Family family);
 const char* family_suffix(const Config& config);
 
 // "ROWSxCOLS", as the messages about tiles, blocks and operands name extents.

@@ -128,11 +128,11 @@ std::string why_no_tensor_cores(const Config& c, Accum accum) {
     return config_reason(c, std::string(": tensor-core configs accumulate in fp32; drop ") + suffix + " for fp16 accumulation");
   // Warp-specialized tiles are fp16's (why_malformed), 64 x 256 among them; fp32 data refuses
   // them naming its own warpgroup tiles.
-  if (c.wg && !(c.ws && dtype_of<Scalar>() == DType::F16)) {
+  if (c.warpgroups() && !(c.warp_specialized() && dtype_of<Scalar>() == DType::F16)) {
     const std::string why_not = why_not_warpgroup_tile_of<Scalar>(c);
     if (!why_not.empty()) return why_not;
   }
-  if (c.wg && !warpgroups_in_device_code<ExecSpace>())
+  if (c.warpgroups() && !warpgroups_in_device_code<ExecSpace>())
     return config_reason(c, " uses Hopper's warpgroup MMA, which needs a GPU of compute capability 9.0 and kgemm built "
                             "with sm_90a device code (KGEMM_CUDA_SM90A=ON); this build or GPU has none: use _tc");
   if (dtype_of<Scalar>() == DType::F16 && !Cores::on_device())
@@ -177,7 +177,7 @@ constexpr bool kHostTiles = !SpaceTraits<ExecSpace>::is_gpu;
 
 template <class ExecSpace>
 std::string why_tile_not_on_space(const Config& c) {
-  if (c.tc) return "";
+  if (c.tensor_cores()) return "";
   bool found = false;
   for_each_micro_tile_on<kHostTiles<ExecSpace>>([&](auto tile) { found = found || (tile.tm == c.tm && tile.tn == c.tn); });
   if (found) return "";
@@ -233,8 +233,8 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
   if (why.empty()) why = why_too_large(args, c);
   if (why.empty()) why = why_bad_stages<ExecSpace>(c);
   if (why.empty()) why = why_bad_accum<Scalar>(accum);
-  if (why.empty() && c.tc) why = why_no_tensor_cores<ExecSpace, Scalar>(c, accum);
-  if (why.empty() && !c.tc && kTiledReadsKRuns<ExecSpace> && c.kb % kTiledKRun != 0)
+  if (why.empty() && c.tensor_cores()) why = why_no_tensor_cores<ExecSpace, Scalar>(c, accum);
+  if (why.empty() && !c.tensor_cores() && kTiledReadsKRuns<ExecSpace> && c.kb % kTiledKRun != 0)
     why = config_reason(c, std::string(": ") + ExecSpace::name() + " reads the A slab four k at a time; make kb a multiple of 4");
   if (!why.empty()) return why;
   // Past Kokkos' cap, the policy is sized and the kernel launched under the lift (team_scratch.hpp).
@@ -253,7 +253,7 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     else
       why = config_reason(c, needs);
   };
-  if (c.wg) {
+  if (c.warpgroups()) {
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, float>::value) {
       with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
         const auto launch_deep = [&](auto depth) {
@@ -269,7 +269,7 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
       });
     }
     if constexpr (TensorCores<ExecSpace>::available && std::is_same<Scalar, half>::value) {
-      if (c.ws) {
+      if (c.warp_specialized()) {
         with_warp_specialized_tile(c.tm, c.tn, [&](auto tile) {
           constexpr int WN = decltype(tile)::tn;
           with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
@@ -301,7 +301,7 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
     }
     return why;
   }
-  if (c.tc) {
+  if (c.tensor_cores()) {
     if constexpr (TensorCores<ExecSpace>::available) {
       with_warp_tile(c.tm, c.tn, [&](auto tile) {
         constexpr int WM = decltype(tile)::tm, WN = decltype(tile)::tn;

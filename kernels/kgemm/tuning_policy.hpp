@@ -92,7 +92,7 @@ struct TuningPolicy<Kokkos::Cuda> {
   // tensor-core fragments; older ones take the fp32 default for fp16 too).
   static bool fp16_on_tensor_cores(DType dtype) { return dtype == DType::F16 && TensorCores<Kokkos::Cuda>::on_device(); }
   static Config default_config(DType dtype = DType::F32) {
-    return fp16_on_tensor_cores(dtype) ? Config{128, 64, 32, 64, 32, 128, true} : Config{128, 64, 16, 8, 8, 128};
+    return fp16_on_tensor_cores(dtype) ? Config{128, 64, 32, 64, 32, 128, Family::TensorCore} : Config{128, 64, 16, 8, 8, 128};
   }
   // fp32 on TF32 tensor cores (3xTF32, compute capability 8.0 and newer). Never the default: the
   // tuner offers it per problem where its error is no worse than twice the SIMT kernel's.
@@ -106,18 +106,18 @@ struct TuningPolicy<Kokkos::Cuda> {
   static std::vector<Config> seed_configs(DType dtype) {
     if (fp16_on_tensor_cores(dtype))
       return {default_config(dtype),
-              {64, 64, 32, 32, 32, 128, true},                       // warps' 32 x 32 tiles: small M or N
-              {64, 128, 64, 64, 128, 128, true, 1, 1, 0, true},      // one warpgroup's 64 x 128 tile
-              {128, 128, 64, 64, 128, 384, true, 1, 1, 4, true, true},  // warp-specialized, 4 x 32 KB buffers
-              {128, 256, 64, 64, 256, 384, true, 1, 1, 4, true, true},  // its 64 x 256 tiles, 4 x 48 KB buffers
-              {64, 64, 64, 64, 64, 256, true, 1, 1, 4, true, true}};    // the same on 64 x 64 blocks
+              {64, 64, 32, 32, 32, 128, Family::TensorCore},                       // warps' 32 x 32 tiles: small M or N
+              {64, 128, 64, 64, 128, 128, Family::Warpgroup},      // one warpgroup's 64 x 128 tile
+              {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4},  // warp-specialized, 4 x 32 KB buffers
+              {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 4},  // its 64 x 256 tiles, 4 x 48 KB buffers
+              {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 4}};    // the same on 64 x 64 blocks
     std::vector<Config> seeds = {default_config(dtype),
                                  {64, 64, 32, 8, 4, 128},
                                  {32, 64, 32, 4, 4, 128}};  // small M: batch-1 layers have M = 49 ... 12544
     if (fp32_on_tensor_cores(dtype)) {
-      seeds.push_back({32, 64, 32, 32, 64, 32, true, 1, 1, 3});  // a warp's 32 x 64 tile, 3 buffers
+      seeds.push_back({32, 64, 32, 32, 64, 32, Family::TensorCore, 1, 1, 3});  // a warp's 32 x 64 tile, 3 buffers
       // Hopper's TF32 warpgroup MMA: two warpgroups' 128 x 64 tiles on 32-deep slabs, 4 buffers.
-      seeds.push_back({128, 128, 32, 128, 64, 256, true, 1, 1, 4, true});
+      seeds.push_back({128, 128, 32, 128, 64, 256, Family::Warpgroup, 1, 1, 4});
     }
     return seeds;
   }

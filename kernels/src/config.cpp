@@ -60,10 +60,10 @@ const Field* field_out_of_range(const Config& c) {
 bool compiled(const Config& c) {
   bool found = false;
   const auto match = [&](auto tile) { found = found || (tile.tm == c.tm && tile.tn == c.tn); };
-  if (c.wg) {
+  if (c.warpgroups()) {
     for_each_warpgroup_tile(match);
-    if (c.ws) for_each_warp_specialized_tile(match);
-  } else if (c.tc) {
+    if (c.warp_specialized()) for_each_warp_specialized_tile(match);
+  } else if (c.tensor_cores()) {
     for_each_warp_tile(match);
   } else {
     for_each_micro_tile(match);
@@ -72,10 +72,20 @@ bool compiled(const Config& c) {
 }
 
 const char* tile_kind(const Config& c) {
-  return c.ws ? "warp-specialized tile " : c.wg ? "warpgroup tile " : c.tc ? "tensor-core warp tile " : "micro-tile ";
+  switch (c.family) {
+    case Family::WarpSpecialized: return "warp-specialized tile ";
+    case Family::Warpgroup: return "warpgroup tile ";
+    case Family::TensorCore: return "tensor-core warp tile ";
+    default: return "micro-tile ";
+  }
 }
 std::vector<std::pair<int, int>> tiles_of_kind(const Config& c) {
-  return c.ws ? warp_specialized_tiles() : c.wg ? warpgroup_tiles() : c.tc ? warp_tiles() : micro_tiles();
+  switch (c.family) {
+    case Family::WarpSpecialized: return warp_specialized_tiles();
+    case Family::Warpgroup: return warpgroup_tiles();
+    case Family::TensorCore: return warp_tiles();
+    default: return micro_tiles();
+  }
 }
 
 std::string tile_list(const std::vector<std::pair<int, int>>& tiles) {
@@ -110,15 +120,22 @@ std::string to_string(const Config& config) {
   return out;
 }
 
+const char* family_suffix(Family family) {
+  switch (family) {
+    case Family::WarpSpecialized: return kWarpSpecialized;
+    case Family::Warpgroup: return kWarpgroups;
+    case Family::TensorCore: return kTensorCores;
+    default: return "";
+  }
+}
+
 const char* family_suffix(const Config& config) {
-  return config.ws ? kWarpSpecialized : config.wg ? kWarpgroups : config.tc ? kTensorCores : "";
+  return family_suffix(config.family);
 }
 
 std::string why_malformed(const Config& c) {
   if (const Field* field = field_out_of_range(c))
     return std::string(field->key) + " = " + std::to_string(c.*field->member) + " is outside " + range_of(*field);
-  if (c.wg && !c.tc) return "warpgroup configs (_wg) run on tensor cores; set tc as well";
-  if (c.ws && !c.wg) return "warp-specialized configs (_ws) run on warpgroups; set wg and tc as well";
   if (!compiled(c))
     return std::string(tile_kind(c)) + dims(c.tm, c.tn) + " is not a compiled variant; compiled:" + tile_list(tiles_of_kind(c));
   if (c.mb % c.tm != 0 || c.nb % c.tn != 0)
@@ -128,20 +145,20 @@ std::string why_malformed(const Config& c) {
     return "team " + std::to_string(c.team) + " does not split into bb = " + std::to_string(c.bb) +
            " products of equal teams; make team a multiple of bb";
   if (c.bb > 1 && c.ks > 1) return "several products per team (bb) and split K (ks) do not combine; set one of them to 1";
-  if (c.tc && c.kb % 16 != 0) return "tensor-core slabs are 16-deep fragments; make kb a multiple of 16";
-  if (c.wg && c.kb > 64)
+  if (c.tensor_cores() && c.kb % 16 != 0) return "tensor-core slabs are 16-deep fragments; make kb a multiple of 16";
+  if (c.warpgroups() && c.kb > 64)
     return "warpgroup configs hold a slab's A fragments in registers, 64 k at most; make kb 16, 32, 48 or 64";
-  if (c.wg && c.bb > 1) return "warpgroup configs take one product per team; drop _bb";
-  if (c.wg && is_warpgroup_tile_of<DType::F32>(c.tm, c.tn) && c.kb != 16 && c.kb != 32)
+  if (c.warpgroups() && c.bb > 1) return "warpgroup configs take one product per team; drop _bb";
+  if (c.warpgroups() && is_warpgroup_tile_of<DType::F32>(c.tm, c.tn) && c.kb != 16 && c.kb != 32)
     return "the fp32 warpgroup tile " + dims(c.tm, c.tn) +
            " reads A's slabs as rows of 16 or 32 floats (the 64- or 128-byte swizzle); make kb 16 or 32";
-  if (c.ws && !is_warp_specialized_tile(c.tm, c.tn))
+  if (c.warp_specialized() && !is_warp_specialized_tile(c.tm, c.tn))
     return "the warp-specialized kernel (_ws) multiplies fp16 data; its tiles are" + tile_list(warp_specialized_tiles());
-  if (c.ws && c.kb != 64)
+  if (c.warp_specialized() && c.kb != 64)
     return "the warp-specialized kernel (_ws) stages A's slabs as rows of 64 fp16 (the 128-byte swizzle); make kb 64";
-  if (c.tc && c.threads_per_product() != c.team_of_tiles())
-    return std::string("a tensor-core team is ") + (c.wg ? "one 128-thread warpgroup" : "one 32-thread warp") + " per " +
-           dims(c.tm, c.tn) + " tile" + (c.ws ? " and the producer warpgroup" : "") + ": team " +
+  if (c.tensor_cores() && c.threads_per_product() != c.team_of_tiles())
+    return std::string("a tensor-core team is ") + (c.warpgroups() ? "one 128-thread warpgroup" : "one 32-thread warp") + " per " +
+           dims(c.tm, c.tn) + " tile" + (c.warp_specialized() ? " and the producer warpgroup" : "") + ": team " +
            std::to_string(c.team_of_tiles() * c.bb) + " for this block" + (c.bb > 1 ? " and bb" : "");
   return "";
 }
@@ -159,9 +176,11 @@ Config parse_config(const std::string& text) {
   const auto ends_with = [&](const std::string& suffix) {
     return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  config.ws = ends_with(kWarpSpecialized);
-  config.wg = config.ws || ends_with(kWarpgroups);
-  config.tc = config.wg || ends_with(kTensorCores);
+  for (Family family : {Family::WarpSpecialized, Family::Warpgroup, Family::TensorCore})
+    if (ends_with(family_suffix(family))) {
+      config.family = family;
+      break;
+    }
   const std::size_t suffix = std::string(family_suffix(config)).size();
   std::istringstream in(text.substr(0, text.size() - suffix));
   std::string token;

@@ -62,8 +62,8 @@ struct ErrorBound {
 
   // The bound for `config` on data of `dtype` accumulated as `accum` asks.
   static ErrorBound of_call(DType dtype, Accum accum, int k, const Config& config) {
-    const bool split = config.tc && dtype == DType::F32;
-    const Products products = !split ? Products::Rounded : config.wg ? Products::SplitTf32TruncatedA : Products::SplitTf32;
+    const bool split = config.tensor_cores() && dtype == DType::F32;
+    const Products products = !split ? Products::Rounded : config.warpgroups() ? Products::SplitTf32TruncatedA : Products::SplitTf32;
     return {dtype, accumulation_format(dtype, accum), k, products};
   }
 

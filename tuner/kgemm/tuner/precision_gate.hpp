@@ -24,8 +24,8 @@ struct SplitTf32Family {
   const char* suffix;
   bool (*member)(const Config&);
 };
-inline const SplitTf32Family kSplitTf32Families[] = {{"_tc", [](const Config& c) { return c.tc && !c.wg; }},
-                                                     {"_wg", [](const Config& c) { return c.wg; }}};
+inline const SplitTf32Family kSplitTf32Families[] = {{"_tc", [](const Config& c) { return c.tensor_cores() && !c.warpgroups(); }},
+                                                     {"_wg", [](const Config& c) { return c.warpgroups(); }}};
 
 // One family's error (max |C - C_exact| / max |C_exact| over the checked elements), the config
 // that gave it, and the outcome.
@@ -46,7 +46,7 @@ struct PrecisionGate {
 template <class Bench>
 std::optional<PrecisionGate> gate_split_tf32(const Bench& bench, const Config& simt, const std::vector<Config>& seeds,
                                              std::vector<Config>& candidates) {
-  if (std::none_of(candidates.begin(), candidates.end(), [](const Config& c) { return c.tc; })) return std::nullopt;
+  if (std::none_of(candidates.begin(), candidates.end(), [](const Config& c) { return c.tensor_cores(); })) return std::nullopt;
   PrecisionGate gate;
   gate.simt_error = bench.max_relative_error(simt);
   for (const SplitTf32Family& family : kSplitTf32Families) {

@@ -66,16 +66,16 @@ Config fit_to_products(Config start, const Problem& problem) {
       if (e >= extent && e % tile == 0) return std::max(std::min(e, edge), tile);
     return std::max(edge, tile);
   };
-  if (start.tc) {  // products smaller than every warp (group) tile keep the seed as it is
+  if (start.tensor_cores()) {  // products smaller than every warp (group) tile keep the seed as it is
     const int rows = ceil_div(problem.m, 16) * 16, cols = ceil_div(problem.n, 16) * 16;
     bool fits = false;
-    for (auto [tm, tn] : start.wg ? warpgroup_tiles(problem.dtype) : warp_tiles())
+    for (auto [tm, tn] : start.warpgroups() ? warpgroup_tiles(problem.dtype) : warp_tiles())
       if (tm <= rows && tn <= cols && (!fits || tm * tn > start.tm * start.tn)) start.tm = tm, start.tn = tn, fits = true;
     if (!fits) return start;
   }
   start.mb = covering(ranges.mb, problem.m, start.mb, start.tm);
   start.nb = covering(ranges.nb, problem.n, start.nb, start.tn);
-  start.kb = covering(ranges.kb, problem.k, start.kb, start.wg ? 32 : start.tc ? 16 : 1);
+  start.kb = covering(ranges.kb, problem.k, start.kb, start.warpgroups() ? 32 : start.tensor_cores() ? 16 : 1);
   if (!stages_fit(start, problem)) start.slab_buffers = 0;  // more buffers than the product has slabs
   if (start.mb < problem.m || start.nb < problem.n) return start;  // several blocks per product
   const int per_product = start.team_of_tiles();
@@ -175,26 +175,26 @@ std::vector<Config> candidate_configs(const Problem& problem) {
           for (int mb : ranges.mb)
             for (int nb : ranges.nb)
               for (int kb : ranges.kb)
-                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, false, ks, bb, buffers});
+                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, Family::Simt, ks, bb, buffers});
         // Tensor-core configs (fp16, and fp32 as 3xTF32, on devices that run them): the team is
         // one warp per tile; warpgroup configs (Hopper; why_illegal drops them elsewhere): four
         // warps per tile of the dtype's own, one product per team.
         const bool tensor_cores = problem.dtype == DType::F16 ? TensorCores<ExecSpace>::on_device()
                                                               : TensorCores<ExecSpace>::tf32_on_device();
-        const auto consider_tiles = [&](const std::vector<std::pair<int, int>>& tiles, bool warpgroups, bool specialized) {
+        const auto consider_tiles = [&](const std::vector<std::pair<int, int>>& tiles, Family family) {
           for (auto [tm, tn] : tiles)
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
                 for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, true, ks, bb, buffers, warpgroups, specialized};
+                  Config c{mb, nb, kb, tm, tn, 0, family, ks, bb, buffers};
                   c.team = c.team_of_tiles() * bb;  // consider() drops blocks not a multiple of the tile
                   consider(c);
                 }
         };
-        if (tensor_cores) consider_tiles(warp_tiles(), false, false);
-        if (tensor_cores && bb == 1) consider_tiles(warpgroup_tiles(problem.dtype), true, false);
+        if (tensor_cores) consider_tiles(warp_tiles(), Family::TensorCore);
+        if (tensor_cores && bb == 1) consider_tiles(warpgroup_tiles(problem.dtype), Family::Warpgroup);
         // The warp-specialized kernel (fp16; why_illegal drops it where it cannot run).
-        if (tensor_cores && bb == 1 && problem.dtype == DType::F16) consider_tiles(warp_specialized_tiles(), true, true);
+        if (tensor_cores && bb == 1 && problem.dtype == DType::F16) consider_tiles(warp_specialized_tiles(), Family::WarpSpecialized);
       }
   return candidates;
 }
