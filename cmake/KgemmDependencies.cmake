@@ -1,8 +1,9 @@
 # Finds kgemm's dependencies. Each one missing stops configuration with one line naming it
 # and how to get it. Kokkos: the user's own first (Kokkos_ROOT, CMAKE_PREFIX_PATH, modules,
 # Spack), else the Kokkos 3.4.01 that ci/bootstrap.sh builds into .cache/. The library needs
-# Kokkos and yaml-cpp only; GoogleTest comes with KGEMM_BUILD_TESTS, Google Benchmark, OpenBLAS
-# and Kokkos Kernels with KGEMM_BUILD_BENCHMARKS.
+# Kokkos and yaml-cpp only; CLI11 comes with the command-line tools (always built, the fuzz
+# targets included: header-only, nothing installed depends on it), GoogleTest with
+# KGEMM_BUILD_TESTS, Google Benchmark, OpenBLAS and Kokkos Kernels with KGEMM_BUILD_BENCHMARKS.
 set(KGEMM_BOOTSTRAP_KOKKOS "${PROJECT_SOURCE_DIR}/.cache/kokkos-3.4.01-openmp"
     CACHE PATH "Kokkos prefix built by ci/bootstrap.sh, used when no other Kokkos is found")
 
@@ -27,6 +28,11 @@ message(STATUS "kgemm: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}, devices: ${K
 find_package(yaml-cpp CONFIG QUIET)
 if(NOT yaml-cpp_FOUND)
   kgemm_missing("yaml-cpp" "Run ci/bootstrap.sh, or: apt-get install libyaml-cpp-dev")
+endif()
+
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  kgemm_missing("CLI11 (the tools' command lines)" "Run ci/bootstrap.sh, or: apt-get install libcli11-dev")
 endif()
 
 if(KGEMM_BUILD_TESTS)
