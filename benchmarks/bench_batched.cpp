@@ -67,26 +67,31 @@ const auto measure_kkbatched = [](benchmark::State& state, const auto& space, co
   time_calls(state, space, ring.size(), [&](int i) { kkbatched_gemm(space, ring.A[i], ring.B[i], ring.C[i]); });
 };
 
+struct BatchedOptions {
+  Squares squares;
+  bool shared_b = false;
+};
+
 // squares_batch's scale: 1 on GPUs, kHostSquaresScale on host spaces, unless --squares-scale says.
 template <class ExecSpace>
-int square_batch(int n, const kgemm::CommandLine& cli) {
-  return squares_batch(n, cli.get_int("squares-scale", kgemm::SpaceTraits<ExecSpace>::is_gpu ? 1 : kHostSquaresScale));
+int square_batch(int n, const Squares& squares) {
+  return squares_batch(n, squares.scale.value_or(kgemm::SpaceTraits<ExecSpace>::is_gpu ? 1 : kHostSquaresScale));
 }
 
-void register_batched(const Selection& selection, const kgemm::CommandLine& cli) {
+void register_batched(const Selection& selection, const BatchedOptions& options) {
   Row row;
   row.op = "batched";
   row.set = "squares";
-  for (int n : squares_sides(cli))
+  for (int n : options.squares.sides)
     for_each_space_and_scalar(selection, [&](auto space, auto scalar) {
       using ExecSpace = decltype(space);
       using Scalar = decltype(scalar);
       row.m = row.n = row.k = n;
-      row.batch = square_batch<ExecSpace>(n, cli);
+      row.batch = square_batch<ExecSpace>(n, options.squares);
       register_space_rows<Scalar>(selection, row, space, square_operands<Scalar, ExecSpace>, "kkbatched",
                                   measure_kkbatched);
     });
-  if (!cli.has("shared-b")) return;
+  if (!options.shared_b) return;
   for (int image : selection.images)
     for (int batch : selection.batches)
       for (const kgemm::LayerShape& shape : kgemm::resnet_gemm_shapes(selection.model, image, 1)) {
@@ -108,21 +113,21 @@ void register_batched(const Selection& selection, const kgemm::CommandLine& cli)
 }  // namespace kgemm_bench
 
 int main(int argc, char** argv) {
+  kgemm_bench::BatchedOptions options;
   kgemm_bench::Program program;
   program.name = "kgemm-bench-batched";
-  program.usage = R"(usage: kgemm-bench-batched [options] [--benchmark_* flags] [--kokkos-* flags]
-Google Benchmark rows batched/<impl>/<space>/<dtype>/<set>/m<M>_n<N>_k<K> (benchmarks/RESULTS_SCHEMA.md;
+  program.about = R"(Google Benchmark rows batched/<impl>/<space>/<dtype>/<set>/m<M>_n<N>_k<K> (benchmarks/RESULTS_SCHEMA.md;
 M, N, K per product, counter `batch` the products per call) for kgemm::batched_gemm with the
-dispatched config and with the space default; peer KokkosBatched::TeamGemm, one team per product.
-  --squares LIST     set `squares`: batches of n x n x n products (default: 8,16,32,64;
-                     "--squares=" for none)
-  --squares-scale S  batch = 2^24 / n^2 / S (default: 1 on GPUs, 64 on host spaces)
-  --shared-b         also set <model>_i<image>_b<batch>: each ResNet layer as one product per
-                     image (M = the layer's H*W) with one weight matrix shared; batch = --batch
-)";
-  program.options = {"squares", "squares-scale"};
-  program.flags = {"shared-b"};
+dispatched config and with the space default; peer KokkosBatched::TeamGemm, one team per product.)";
+  program.add_options = [&](kgemm::cli::App& app) {
+    kgemm_bench::add_squares_options(app, options.squares, "1 on GPUs, 64 on host spaces");
+    app.add_flag("--shared-b", options.shared_b,
+                 "also set <model>_i<image>_b<batch>: each ResNet layer as one product per\n"
+                 "image (M = the layer's H*W) with one weight matrix shared; batch = --batch");
+  };
   program.peers = {"kkbatched"};
-  program.register_benchmarks = kgemm_bench::register_batched;
+  program.register_benchmarks = [&](const kgemm_bench::Selection& selection) {
+    kgemm_bench::register_batched(selection, options);
+  };
   return kgemm_bench::run_program(argc, argv, program);
 }

@@ -3,11 +3,12 @@
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
-#include <algorithm>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "bench_row.hpp"
+#include "kgemm/cli/options.hpp"
 #include "kgemm/spaces/compat.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
@@ -17,53 +18,43 @@ namespace kgemm_bench {
 
 namespace {
 
-const std::set<std::string> kCommonOptions = {"space", "dtype", "impls", "peers", "model", "image", "batch"};
-
 std::string join(const std::vector<std::string>& items) {
   std::string text;
   for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
   return text;
 }
 
-std::string common_help(const Program& program) {
-  std::string peers = join(program.peers);
-  peers.resize(std::max<std::size_t>(peers.size(), 31), ' ');
-  return R"(Selection (comma lists; every combination runs):
-  --space LIST    serial,openmp,cuda             (default: )" KGEMM_DEFAULT_SPACE R"()
-  --dtype LIST    fp32,fp16                      (default: fp32)
-  --impls LIST    kgemm,kgemm-default            (default: both; "--impls=" for none)
-  --peers LIST    )" + peers + R"((default: all; "--peers=" for none)
-  --model NAME    resnet18 | resnet34 | resnet50 (default: resnet50)
-  --image LIST    input image sides              (default: 224)
-  --batch LIST    batch sizes                    (default: 1)
-  --help
-Google Benchmark's --benchmark_* flags (--benchmark_filter=REGEX, --benchmark_min_time=S,
+const char* kFooter = R"(Google Benchmark's --benchmark_* flags (--benchmark_filter=REGEX, --benchmark_min_time=S,
 --benchmark_repetitions=N, --benchmark_out=FILE --benchmark_out_format=json, ...) and Kokkos'
 --kokkos-* flags pass through. Unless told otherwise every benchmark runs 5 repetitions and the
 console shows their aggregates (the JSON file holds all).
 )";
-}
 
-// `items` must all be in `allowed`; `what` names them in the message.
-std::set<std::string> checked(const std::vector<std::string>& items, const std::vector<std::string>& allowed,
-                              const std::string& what) {
-  for (const std::string& item : items)
-    if (std::find(allowed.begin(), allowed.end(), item) == allowed.end())
-      throw std::invalid_argument("unknown " + what + " '" + item + "' (expected some of " + join(allowed) + ")");
-  return {items.begin(), items.end()};
-}
-
-Selection parse_selection(const kgemm::CommandLine& cli, const Program& program) {
+// The selection's options (comma lists; every combination runs), then the program's own.
+// nullopt when --help printed the help.
+std::optional<Selection> parse_selection(const std::vector<std::string>& words, const Program& program) {
   Selection s;
-  s.spaces = cli.get_list("space", KGEMM_DEFAULT_SPACE);
-  for (const std::string& name : s.spaces) kgemm::with_space(name, [](auto) {});  // throws for a missing one
-  for (const std::string& name : cli.get_list("dtype", "fp32")) s.dtypes.push_back(kgemm::parse_dtype(name));
-  // "--impls=" / "--peers=" (an empty list, as the help offers) run none of them.
-  if (!cli.given_empty("impls")) s.impls = checked(cli.get_list("impls", join(kKgemmImpls)), kKgemmImpls, "impl");
-  if (!cli.given_empty("peers")) s.peers = checked(cli.get_list("peers", join(program.peers)), program.peers, "peer");
-  s.model = cli.get("model", "resnet50");
-  s.images = cli.get_int_list("image", "224");
-  s.batches = cli.get_int_list("batch", "1");
+  std::vector<std::string> spaces{kgemm::cli::lowered(KGEMM_DEFAULT_SPACE)}, dtypes{"fp32"};
+  std::vector<std::string> impls = kKgemmImpls, peers = program.peers;
+  s.model = "resnet50";
+  s.images = {224};
+  s.batches = {1};
+  kgemm::cli::App app(program.about, program.name, kFooter);
+  app.add_list("--space", spaces, "serial,openmp,cuda")->transform(kgemm::cli::lower_case());
+  app.add_list("--dtype", dtypes, "fp32,fp16")->transform(kgemm::cli::dtype());
+  app.add_list("--impls", impls, "kgemm,kgemm-default (\"--impls=\" for none)", true)
+      ->check(kgemm::cli::one_of(kKgemmImpls));
+  app.add_list("--peers", peers, join(program.peers) + " (\"--peers=\" for none)", true)
+      ->check(kgemm::cli::one_of(program.peers));
+  app.add_option("--model", s.model, "resnet18 | resnet34 | resnet50")->type_name("NAME")->capture_default_str();
+  app.add_list("--image", s.images, "input image sides")->transform(kgemm::cli::count());
+  app.add_list("--batch", s.batches, "batch sizes")->transform(kgemm::cli::count());
+  program.add_options(app);
+  if (!app.read(words)) return std::nullopt;
+  s.spaces = spaces;
+  for (const std::string& name : dtypes) s.dtypes.push_back(kgemm::parse_dtype(name));
+  s.impls = {impls.begin(), impls.end()};
+  s.peers = {peers.begin(), peers.end()};
   return s;
 }
 
@@ -88,26 +79,21 @@ void add_context(const Selection& selection) {
 
 int run_program(int argc, char** argv, const Program& program) {
   try {
-    std::vector<char*> own{argv[0]}, benchmark_args{argv[0]}, kokkos_args{argv[0]};
+    std::vector<char*> benchmark_args{argv[0]}, kokkos_args{argv[0]};
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
-      auto& to = arg.rfind("--benchmark_", 0) == 0 ? benchmark_args : arg.rfind("--kokkos-", 0) == 0 ? kokkos_args : own;
-      to.push_back(argv[i]);
+      if (arg.rfind("--benchmark_", 0) == 0) benchmark_args.push_back(argv[i]);
+      if (arg.rfind("--kokkos-", 0) == 0) kokkos_args.push_back(argv[i]);
     }
-    std::set<std::string> options = kCommonOptions, flags = program.flags;
-    options.insert(program.options.begin(), program.options.end());
-    flags.insert("help");
-    const kgemm::CommandLine cli(int(own.size()), own.data(), options, flags);
-    if (cli.has("help")) {
-      std::cout << program.usage << common_help(program);
-      return 0;
-    }
+    const std::optional<Selection> selection =
+        parse_selection(kgemm::cli::own_words(argc, argv, {"--benchmark_", "--kokkos-"}), program);
+    if (!selection) return 0;
 
     kgemm::KokkosArguments kokkos_arguments(int(kokkos_args.size()), kokkos_args.data());
     Kokkos::ScopeGuard kokkos(kokkos_arguments.argc(), kokkos_arguments.argv());
-    const Selection selection = parse_selection(cli, program);
-    program.register_benchmarks(selection, cli);
-    add_context(selection);
+    for (const std::string& name : selection->spaces) kgemm::with_space(name, [](auto) {});  // throws for a missing one
+    program.register_benchmarks(*selection);
+    add_context(*selection);
 
     return run_registered_rows(benchmark_args);
   } catch (const std::exception& e) {

@@ -1,16 +1,17 @@
 #pragma once
 // The command line and main() of kgemm's benchmark executables. One argv carries three parsers'
-// words: the executable's own options (kgemm::CommandLine), Google Benchmark's --benchmark_* flags
-// and Kokkos' --kokkos-* flags; each parser sees only its own, so none rejects the others'.
+// words: the executable's own options (CLI11, kgemm/cli/options.hpp), Google Benchmark's
+// --benchmark_* flags and Kokkos' --kokkos-* flags; each parser sees only its own, so none rejects
+// the others'.
 #include <cctype>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "kgemm/cli/options.hpp"
 #include "kgemm/dtype.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
-#include "kgemm/tuner/cli.hpp"
 
 namespace kgemm_bench {
 
@@ -40,11 +41,12 @@ struct Selection {
 
 struct Program {
   std::string name;   // for messages: "kgemm-bench-gemm"
-  std::string usage;  // --help's first lines: what it measures, then its own options
-  std::set<std::string> options, flags;  // its own, beyond the common ones
-  std::vector<std::string> peers;        // the peers it can run; all by default
+  std::string about;   // --help's first lines: what it measures
+  std::vector<std::string> peers;  // the peers it can run; all by default
+  // Declares its own options, beyond the common ones (none by default).
+  std::function<void(kgemm::cli::App&)> add_options = [](kgemm::cli::App&) {};
   // Registers the benchmarks. Kokkos is initialised; Google Benchmark's flags are not parsed yet.
-  std::function<void(const Selection&, const kgemm::CommandLine&)> register_benchmarks;
+  std::function<void(const Selection&)> register_benchmarks;
 };
 
 // The whole of a benchmark executable's main(): Kokkos lives from registration to the last run.

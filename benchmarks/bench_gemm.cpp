@@ -36,7 +36,7 @@ const auto measure_kokkosblas = [](benchmark::State& state, const auto& space, c
   });
 };
 
-void register_gemm(const Selection& selection, const kgemm::CommandLine&) {
+void register_gemm(const Selection& selection) {
   for (int image : selection.images)
     for (int batch : selection.batches)
       for (const kgemm::LayerShape& shape : kgemm::resnet_gemm_shapes(selection.model, image, batch)) {
@@ -60,12 +60,10 @@ void register_gemm(const Selection& selection, const kgemm::CommandLine&) {
 int main(int argc, char** argv) {
   kgemm_bench::Program program;
   program.name = "kgemm-bench-gemm";
-  program.usage = R"(usage: kgemm-bench-gemm [options] [--benchmark_* flags] [--kokkos-* flags]
-Google Benchmark rows gemm/<impl>/<space>/<dtype>/<model>_i<image>_b<batch>/m<M>_n<N>_k<K>
+  program.about = R"(Google Benchmark rows gemm/<impl>/<space>/<dtype>/<model>_i<image>_b<batch>/m<M>_n<N>_k<K>
 (benchmarks/RESULTS_SCHEMA.md) for every im2col GEMM of the ResNet: kgemm with the dispatched
 config (tuned when the store has one) and with the space default; peer KokkosBlas::gemm in the
-same space. OpenBLAS has a process of its own: kgemm-openblas-peer.
-)";
+same space. OpenBLAS has a process of its own: kgemm-openblas-peer.)";
   program.peers = {"kokkosblas"};
   program.register_benchmarks = kgemm_bench::register_gemm;
   return kgemm_bench::run_program(argc, argv, program);

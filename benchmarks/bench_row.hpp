@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "kgemm/cli/options.hpp"
 
 namespace kgemm_bench {
 
@@ -33,10 +36,21 @@ struct Row {
 // in seconds.
 constexpr int kHostSquaresScale = 64;
 inline int squares_batch(int n, int scale) { return std::max(1, (1 << 24) / (n * n) / std::max(1, scale)); }
-// The sides n of set `squares` (--squares LIST, default 8,16,32,64; "--squares=" for none).
-template <class CommandLine>
-std::vector<int> squares_sides(const CommandLine& cli) {
-  return cli.given_empty("squares") ? std::vector<int>{} : cli.get_count_list("squares", "8,16,32,64");
+// Set `squares`: the sides n of its products and, given, the scale of squares_batch.
+struct Squares {
+  std::vector<int> sides{8, 16, 32, 64};
+  std::optional<int> scale;
+};
+// --squares LIST ("--squares=" for none) and --squares-scale S; `scale_default` tells its default.
+inline void add_squares_options(kgemm::cli::App& app, Squares& squares, const std::string& scale_default,
+                                const std::string& squares_note = "") {
+  app.add_list("--squares", squares.sides,
+                       squares_note + "set `squares`: batches of n x n x n products (\"--squares=\" for none)", true)
+      ->transform(kgemm::cli::count());
+  app.add_option("--squares-scale", squares.scale, "batch = 2^24 / n^2 / S")
+      ->transform(kgemm::cli::count())
+      ->type_name("S")
+      ->default_str(scale_default);
 }
 
 inline std::string resnet_set_name(const std::string& model, int image, int batch) {

@@ -12,8 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
+#include "kgemm/cli/options.hpp"
 #include "kgemm/dispatch/config_store.hpp"
 
 namespace {
@@ -59,15 +61,14 @@ kgemm::ConfigStore generated(int entries) {
 
 int main(int argc, char** argv) {
   int entries = 100000, reps = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string option = argv[i];
-    if (option == "--entries") entries = std::atoi(argv[i + 1]);
-    else if (option == "--reps") reps = std::atoi(argv[i + 1]);
-    else break;
-  }
-  if (entries < 1 || reps < 1) {
-    std::fprintf(stderr, "usage: %s [--entries N >= 1] [--reps N >= 1]\n", argv[0]);
-    return 2;
+  kgemm::cli::App app("Times ConfigStore::save and load of a generated store, and their peak memory.", "kgemm-bench-store", "");
+  app.add_option("--entries", entries, "the store's entries")->transform(kgemm::cli::count())->type_name("N")->capture_default_str();
+  app.add_option("--reps", reps, "timed repetitions, best of")->transform(kgemm::cli::count())->type_name("N")->capture_default_str();
+  try {
+    if (!app.read(kgemm::cli::own_words(argc, argv, {}))) return 0;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "kgemm-bench-store: %s\n", e.what());
+    return 1;
   }
   std::string dir = (std::filesystem::temp_directory_path() / "kgemm-bench-store-XXXXXX").string();
   if (!mkdtemp(dir.data())) return 1;

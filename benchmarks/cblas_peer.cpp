@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -25,7 +26,7 @@
 #include "host_clock.hpp"
 #include "host_threads.hpp"
 #include "kgemm/tuner/catalogue.hpp"
-#include "kgemm/tuner/cli.hpp"
+#include "kgemm/cli/options.hpp"
 #include "ring_size.hpp"
 
 namespace kgemm_bench {
@@ -35,29 +36,42 @@ namespace library = cblas_library;
 
 const std::string kProgram = std::string("kgemm-") + library::kImpl + "-peer";
 
-std::string usage() {
+// The peer's options (--help tells them).
+struct PeerOptions {
+  std::vector<int> threads{host_threads()};
+  std::string model = "resnet50";
+  std::vector<int> images{224}, batches{1};
+  bool batched = false;
+  Squares squares;
+};
+
+// The options of `words` (argv less the program name and Google Benchmark's flags); nullopt when
+// --help printed the help.
+std::optional<PeerOptions> parse_options(const std::vector<std::string>& words) {
   const std::string impl = library::kImpl;
-  return "usage: " + kProgram + R"( [options] [--benchmark_* flags]
-Google Benchmark rows gemm/)" + impl + R"(/<space>/fp32/<model>_i<image>_b<batch>/m<M>_n<N>_k<K>
+  PeerOptions o;
+  kgemm::cli::App app(R"(Google Benchmark rows gemm/)" + impl + R"(/<space>/fp32/<model>_i<image>_b<batch>/m<M>_n<N>_k<K>
 (benchmarks/RESULTS_SCHEMA.md): cblas_sgemm, row-major C = A B, for every im2col GEMM of the
 ResNet, in a process without Kokkos. <space> is serial for 1 thread, openmp for more: the space
 of kgemm's rows it compares with. Every row's first call is checked against fp64 dot products
-(exit status 1 when one is wrong).
-  --threads LIST  the library's threads, one set of rows each (default: as many as Kokkos' OpenMP
-                  space takes: $OMP_NUM_THREADS when set, else the CPUs this process may use)
-  --model NAME    resnet18 | resnet34 | resnet50 (default: resnet50)
-  --image LIST    input image sides (default: 224)
-  --batch LIST    batch sizes (default: 1)
-  --batched       also rows batched/)" + impl + "/...: " + library::kBatchedCall + R"(, as
-                  kgemm-bench-batched --shared-b measures kgemm::batched_gemm: each ResNet layer as
-                  one product per image sharing the weights (batch = --batch), and set `squares`
-  --squares LIST  with --batched: batches of n x n x n products (default: 8,16,32,64; "--squares="
-                  for none)
-  --squares-scale S  batch = 2^24 / n^2 / S (default: 64, as kgemm-bench-batched on the host)
-  --help
-Google Benchmark's --benchmark_* flags pass through; unless told otherwise every row runs 5
+(exit status 1 when one is wrong).)",
+                      kProgram, R"(Google Benchmark's --benchmark_* flags pass through; unless told otherwise every row runs 5
 repetitions and the console shows their aggregates (the JSON file holds all).
-)";
+)");
+  app.add_list("--threads", o.threads,
+                       "the library's threads, one set of rows each (default: as many as Kokkos'\n"
+                       "OpenMP space takes: $OMP_NUM_THREADS when set, else the CPUs this process may use)")
+      ->transform(kgemm::cli::count());
+  app.add_option("--model", o.model, "resnet18 | resnet34 | resnet50")->type_name("NAME")->capture_default_str();
+  app.add_list("--image", o.images, "input image sides")->transform(kgemm::cli::count());
+  app.add_list("--batch", o.batches, "batch sizes")->transform(kgemm::cli::count());
+  app.add_flag("--batched", o.batched,
+               "also rows batched/" + impl + "/...: " + library::kBatchedCall + ", as\n"
+               "kgemm-bench-batched --shared-b measures kgemm::batched_gemm: each ResNet layer as\n"
+               "one product per image sharing the weights (batch = --batch), and set `squares`");
+  add_squares_options(app, o.squares, "64, as kgemm-bench-batched on the host", "with --batched: ");
+  if (!app.read(words)) return std::nullopt;
+  return o;
 }
 
 // A, B and C of one call, row-major, `batch` products back to back (B once when they share it);
@@ -149,19 +163,19 @@ void measure_peer(benchmark::State& state, const Row& row, int threads) {
   state.counters["threads"] = library::threads();
 }
 
-void register_rows(const kgemm::CommandLine& cli) {
-  const std::string model = cli.get("model", "resnet50");
-  const bool batched = cli.has("batched");
-  for (int threads : cli.get_int_list("threads", std::to_string(host_threads()))) {
+void register_rows(const PeerOptions& options) {
+  const std::string& model = options.model;
+  const bool batched = options.batched;
+  for (int threads : options.threads) {
     Row row;
     row.impl = library::kImpl;
-    row.space = checked_threads(threads) == 1 ? "serial" : "openmp";
+    row.space = threads == 1 ? "serial" : "openmp";
     row.dtype = "fp32";
     const auto add = [&] {
       register_row(row, [threads](benchmark::State& state, const Row& r) { measure_peer(state, r, threads); });
     };
-    for (int image : cli.get_int_list("image", "224"))
-      for (int batch : cli.get_int_list("batch", "1")) {
+    for (int image : options.images)
+      for (int batch : options.batches) {
         row.set = resnet_set_name(model, image, batch);
         // gemm: a layer's batch in one product (M = batch x H x W); batched: one product per image.
         for (const std::string op : {"gemm", "batched"}) {
@@ -181,9 +195,9 @@ void register_rows(const kgemm::CommandLine& cli) {
     row.op = "batched";
     row.set = "squares";
     row.layer = "";
-    for (int n : squares_sides(cli)) {
+    for (int n : options.squares.sides) {
       row.m = row.n = row.k = n;
-      row.batch = squares_batch(n, cli.get_int("squares-scale", kHostSquaresScale));
+      row.batch = squares_batch(n, options.squares.scale.value_or(kHostSquaresScale));
       add();
     }
   }
@@ -196,16 +210,12 @@ void register_rows(const kgemm::CommandLine& cli) {
 
 int main(int argc, char** argv) {
   try {
-    std::vector<char*> own{argv[0]}, benchmark_args{argv[0]};
+    std::vector<char*> benchmark_args{argv[0]};
     for (int i = 1; i < argc; ++i)
-      (std::string(argv[i]).rfind("--benchmark_", 0) == 0 ? benchmark_args : own).push_back(argv[i]);
-    const kgemm::CommandLine cli(int(own.size()), own.data(),
-                                 {"threads", "model", "image", "batch", "squares", "squares-scale"}, {"batched", "help"});
-    if (cli.has("help")) {
-      std::cout << kgemm_bench::usage();
-      return 0;
-    }
-    kgemm_bench::register_rows(cli);
+      if (std::string(argv[i]).rfind("--benchmark_", 0) == 0) benchmark_args.push_back(argv[i]);
+    const auto options = kgemm_bench::parse_options(kgemm::cli::own_words(argc, argv, {"--benchmark_"}));
+    if (!options) return 0;
+    kgemm_bench::register_rows(*options);
     return kgemm_bench::run_registered_rows(benchmark_args);
   } catch (const std::exception& e) {
     std::cerr << kgemm_bench::kProgram << ": " << e.what() << "\n";

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -22,7 +23,7 @@
 #include "host_clock.hpp"
 #include "host_threads.hpp"
 #include "kgemm/spaces/host_vector_width.hpp"
-#include "kgemm/tuner/cli.hpp"
+#include "kgemm/cli/options.hpp"
 
 namespace kgemm_bench {
 namespace {
@@ -108,21 +109,19 @@ std::string number(double value, int decimals) {
   return text.str();
 }
 
-const char* const kUsage = R"(usage: kgemm-fma-peak [--threads N] [--out FILE]
-The host's fp32 FMA peak, measured with independent FMA chains on every thread at this build's
+const char* const kAbout = R"(The host's fp32 FMA peak, measured with independent FMA chains on every thread at this build's
 SIMD width, for 1 thread (space serial) and N threads (space openmp; default: as many as Kokkos'
 OpenMP space takes: $OMP_NUM_THREADS when set, else the CPUs this process may use). Prints a
 table; --out FILE also writes it as a JSON file whose context kgemm_report.py reads
-(fma_peak_gflops_<space>).
-)";
+(fma_peak_gflops_<space>).)";
 
 int run(int argc, char** argv) {
-  const kgemm::CommandLine cli(argc, argv, {"threads", "out"}, {"help"});
-  if (cli.has("help")) {
-    std::cout << kUsage;
-    return 0;
-  }
-  const int threads = checked_threads(cli.get_int("threads", host_threads()));
+  int threads = host_threads();
+  std::optional<std::string> out_path;
+  kgemm::cli::App app(kAbout, "kgemm-fma-peak", "");
+  app.add_option("--threads", threads, "threads of the openmp row")->transform(kgemm::cli::count())->type_name("N");
+  app.add_option("--out", out_path, "also write the table as a JSON file")->type_name("FILE");
+  if (!app.read(kgemm::cli::own_words(argc, argv, {}))) return 0;
   const double ghz = clock_ghz();
   std::map<std::string, std::string> context = {
       {"fma_peak_simd_bits", std::to_string(8 * kSimdBytes)},
@@ -142,8 +141,8 @@ int run(int argc, char** argv) {
                                            number(ghz, 2) + " GHz";
     std::cout << space << ": " << number(peak, 1) << " GFLOP/s = " << context["fma_peak_formula_" + space] << "\n";
   }
-  if (cli.has("out")) {
-    const std::string path = cli.get("out", "");
+  if (out_path) {
+    const std::string& path = *out_path;
     std::ofstream out(path);
     out << "{\n  \"context\": {\n";
     for (auto it = context.begin(); it != context.end(); ++it)

@@ -28,10 +28,4 @@ inline int host_threads() {
   return CPU_COUNT(&cpus);
 }
 
-// A --threads value: a positive count.
-inline int checked_threads(int threads) {
-  if (threads < 1) throw std::invalid_argument("--threads " + std::to_string(threads) + ": not a thread count");
-  return threads;
-}
-
 }  // namespace kgemm_bench

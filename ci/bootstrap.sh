@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything kgemm needs on a fresh Debian 12 machine, idempotently:
-#   1. Debian packages (compilers, yaml-cpp, Google Benchmark/Test, OpenBLAS, matplotlib);
+#   1. Debian packages (compilers, yaml-cpp, CLI11, Google Benchmark/Test, OpenBLAS, matplotlib);
 #   2. Kokkos + Kokkos Kernels, unless you already have one (Kokkos_ROOT set): the 3.4.01
 #      releases carried by Debian's `trilinos` 13.2 source package, built into .cache/ as
 #      position-independent code, which the Python module (a shared object) links.
@@ -46,8 +46,8 @@ logged() {
 trap 'rc=$?; [ $rc -eq 0 ] || echo "[bootstrap] FAILED during: $step (exit $rc). Log lines above say why; rerun after fixing, finished steps are reused." >&2' EXIT
 
 # --- 1. Debian packages -------------------------------------------------------------------
-packages=(cmake make g++ pkg-config libyaml-cpp-dev libbenchmark-dev libgtest-dev
-          libopenblas-dev python3-matplotlib python3-yaml libfmt-dev nlohmann-json3-dev)
+packages=(cmake make g++ pkg-config libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+          libbenchmark-dev libgtest-dev libopenblas-dev python3-matplotlib python3-yaml)
 [ $want_cuda -eq 1 ] && packages+=(g++-11 nvidia-cuda-toolkit)
 [ $want_cuda12 -eq 1 ] && packages+=(g++-12)
 [ $want_cuda12 -eq 1 ] && ! python3 -m pip --version > /dev/null 2>&1 && packages+=(python3-pip)

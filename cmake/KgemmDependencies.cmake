@@ -1,8 +1,10 @@
 # Finds kgemm's dependencies. Each one missing stops configuration with one line naming it
 # and how to get it. Kokkos: the user's own first (Kokkos_ROOT, CMAKE_PREFIX_PATH, modules,
 # Spack), else the Kokkos 3.4.01 that ci/bootstrap.sh builds into .cache/. The library needs
-# Kokkos and yaml-cpp only; fmt and nlohmann-json come with KGEMM_BUILD_TOOLS, GoogleTest with
-# KGEMM_BUILD_TESTS, Google Benchmark, OpenBLAS and Kokkos Kernels with KGEMM_BUILD_BENCHMARKS.
+# Kokkos and yaml-cpp only; CLI11 comes with the tools and the benchmarks, fmt and nlohmann-json
+# with KGEMM_BUILD_TOOLS (all three header-only here: nothing installed depends on them),
+# GoogleTest with KGEMM_BUILD_TESTS, Google Benchmark, OpenBLAS and Kokkos Kernels with
+# KGEMM_BUILD_BENCHMARKS.
 set(KGEMM_BOOTSTRAP_KOKKOS "${PROJECT_SOURCE_DIR}/.cache/kokkos-3.4.01-openmp"
     CACHE PATH "Kokkos prefix built by ci/bootstrap.sh, used when no other Kokkos is found")
 
@@ -41,6 +43,9 @@ endmacro()
 kgemm_require(yaml-cpp "yaml-cpp" libyaml-cpp-dev "")
 if(KGEMM_BUILD_TESTS AND NOT KGEMM_BUILD_TOOLS)
   kgemm_missing("the tools the tests run" "Turn KGEMM_BUILD_TOOLS on, or KGEMM_BUILD_TESTS off")
+endif()
+if(KGEMM_BUILD_TOOLS OR KGEMM_BUILD_BENCHMARKS)
+  kgemm_require(CLI11 "CLI11 (the command lines of the tools and benchmarks)" libcli11-dev KGEMM_BUILD_TOOLS)
 endif()
 if(KGEMM_BUILD_TOOLS)
   kgemm_require(fmt "fmt (the tools' reports)" libfmt-dev KGEMM_BUILD_TOOLS)

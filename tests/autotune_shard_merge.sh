@@ -54,7 +54,7 @@ ls "$dir" | grep -q '\.tmp\.' && fail "a temporary store file was left behind"
 refused "nothing to merge" "$autotune" merge --out "$dir/merged.yaml"
 refused "--out FILE is required" "$autotune" merge "$dir/s0.yaml"
 refused "unknown option --bogus" "$autotune" merge --bogus --out "$dir/merged.yaml" "$dir/s0.yaml"
-refused "option --out is given twice" "$autotune" merge --out "$dir/a.yaml" --out "$dir/b.yaml" "$dir/s0.yaml"
+refused "option --out is given 2 times; give it once" "$autotune" merge --out "$dir/a.yaml" --out "$dir/b.yaml" "$dir/s0.yaml"
 [ ! -e "$dir/a.yaml" ] && [ ! -e "$dir/b.yaml" ] || fail "a refused merge wrote a store"
 
 # Bad shards and time limits: refused before anything is written.

@@ -35,7 +35,7 @@ grep -v '^#device' "$dir/cache.tsv" > "$dir/no-device.tsv"
 if "$compare" --cache "$dir/no-device.tsv" 2> "$dir/no-device.err"; then echo "a cache without its device was taken"; exit 1; fi
 grep -q "needs the cache's #device line" "$dir/no-device.err" || { cat "$dir/no-device.err"; exit 1; }
 if "$compare" --cache "$dir/cache.tsv" --starts everywhere 2> "$dir/starts.err"; then echo "a bad --starts was taken"; exit 1; fi
-grep -q "starts 'everywhere' is not store, seeds or recorded" "$dir/starts.err" || { cat "$dir/starts.err"; exit 1; }
+grep -q "option --starts: 'everywhere' is not one of store, seeds, recorded" "$dir/starts.err" || { cat "$dir/starts.err"; exit 1; }
 "$autotune" --space "$space" --budget 3 --reps 1 --out "$dir/short.yaml" --cache "$dir/short.tsv" --shape 13x17x19 > "$dir/short.log" 2>&1
 if "$compare" --cache "$dir/short.tsv" 2> "$dir/short.err"; then echo "a cut-short search was replayed"; exit 1; fi
 grep -q 'no problem in the caches was measured exhaustively' "$dir/short.err" || { cat "$dir/short.err"; exit 1; }

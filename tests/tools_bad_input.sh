@@ -68,17 +68,17 @@ refused "kb must be 1 to 4096" "$run" --space "$space" --config mb64_nb64_kb5368
 refused "option --format: 'xml' is not one of table, csv, json" "$run" --space "$space" --format xml
 refused "unknown space 'gpu'" "$run" --space "$space,gpu"
 refused "option --space needs at least one value" "$run" --space ,
-refused "option --space lists '$space' twice" "$run" --space "$space,$space"
+refused "option --space: lists '$space' twice" "$run" --space "$space,$space"
 refused "option --image: '0' is not an integer from 1" "$run" --space "$space" --image 224,0
 refused "option --image needs at least one value" "$run" --space "$space" --image=
 refused "need image 32 to 1048576" "$run" --space "$space" --image 64,16
-refused "option --batch lists '1' twice" "$run" --space "$space" --batch 1,1
+refused "option --batch: lists '1' twice" "$run" --space "$space" --batch 1,1
 refused "option --batch: '-2'" "$run" --space "$space" --batch 1,-2
-refused "option --dtype lists 'fp32' twice" "$run" --space "$space" --dtype fp32,f32
+refused "option --dtype: lists 'fp32' twice" "$run" --space "$space" --dtype fp32,f32
 refused "unknown dtype 'fp64'" "$run" --space "$space" --dtype fp32,fp64
 refused "unknown model 'resnet99'" "$run" --space "$space" --model resnet99
 refused "need exactly three extents" "$run" --space "$space" --shape 8x8x8,8x8
-refused "option --shape lists '8x8x8' twice" "$run" --space "$space" --shape 8x8x8 --shape 8x8x8
+refused "option --shape: lists '8x8x8' twice" "$run" --space "$space" --shape 8x8x8 --shape 8x8x8
 refused "--model and --image apply to a model only" "$run" --space "$space" --shape 8x8x8 --model resnet18
 refused "--model and --image apply to a model only" "$run" --space "$space" --shape 8x8x8 --image 224
 refused "option --progress takes no value" "$run" --space "$space" --progress=yes
@@ -144,7 +144,8 @@ refused "bad shard '3/3': the index i must be an integer from 0 to n-1 = 2" "${b
 refused "bad shard '0x1/3': the index i must be an integer from 0 to n-1 = 2" "${bounded[@]}" --shard 0x1/3
 refused "option --seed: '99999999999' is not an integer from" "${bounded[@]}" --seed 99999999999
 refused "option --reps: '1e3' is not an integer from 1 to 2147483647" "$run" --space "$space" --reps 1e3
-refused "--shape gives the GEMMs itself; --shapes and --image apply to a model only" "${bounded[@]}" --image 0x20
+refused "option --image: '0x20' is not an integer from 1 to 2147483647" "${bounded[@]}" --image 0x20
+refused "--shape gives the GEMMs itself; --shapes and --image apply to a model only" "${bounded[@]}" --image 32
 refused "--shape gives the GEMMs itself; --shapes and --image apply to a model only" "${bounded[@]}" --shapes resnet18
 printf 'gemm_f32_nn_m8_n8_k8_b1\tmb16_nb16_kb32_tm1_tn1_team1\t12abc\t\n' > "$dir/bad.tsv"
 refused "$dir/bad.tsv:1: not a measurement line ('12abc' is neither a finite GFLOP/s >= 0 nor 'wrong')" \

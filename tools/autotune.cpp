@@ -2,12 +2,10 @@
 // winners in the device's YAML store, which kgemm's dispatch reads from then on.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -16,11 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "kgemm/cli/autotune_options.hpp"
+#include "kgemm/cli/options.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/tuner/catalogue.hpp"
-#include "kgemm/tuner/cli.hpp"
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/tuner/kokkos_session.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
@@ -32,109 +31,34 @@
 #include "kgemm/tuner/store_recheck.hpp"
 #include "kgemm/tuner/tune_problem.hpp"
 #include "kgemm/tuner/tool_output.hpp"
-#include "kgemm/text_number.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
 
 namespace {
-
-const char* kHelp = R"(usage: autotune [options]
-       autotune merge --out FILE [--lock-timeout S] STORE...
-Finds the fastest correct kernel config for each GEMM shape on one execution space and writes
-them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).
-  --space NAME        serial | openmp | cuda                        (default: )" KGEMM_DEFAULT_SPACE R"()
-  --shapes MODEL      resnet18 | resnet34 | resnet50: the im2col GEMMs of the model (default: resnet50)
-  --shape MxNxK       one shape instead of a model (repeatable, or comma-separated)
-  --image N           input image side for --shapes                 (default: 224)
-  --batch LIST        batch sizes, e.g. 1,128                       (default: 1)
-                      GEMM: M = batch*H*W. With --batched: batch products of M = H*W
-  --dtype LIST        fp32,fp16                                     (default: fp32)
-  --batched           tune batched products (each its own A and B)
-  --shared-b          with --batched: one B shared by the batch (a convolution's weights)
-  --strategy NAME     exhaustive | random | climb                   (default: climb)
-                      climb: hill climbing from the best of the space's seed configs
-                      (the default first; each split along K where its grid leaves the
-                      device idle) and of the store's config for the shape (for a shape
-                      it lacks, the config dispatch would run; on a device without a
-                      store of its own, that of the nearest store of its architecture),
-                      over configs one
-                      parameter step away, restarting at random from each local optimum
-  --budget N|Ts       per shape: N evaluations, or T seconds (e.g. 30s) (default: 40)
-  --time-limit T      the whole run: T seconds, minutes or hours (e.g. 600s, 45m, 2h). The
-                      shape under way when time runs out keeps the best config found so far
-                      (its search cut short); later shapes are left for a rerun with --resume
-  --out FILE          store to update (default: the device's store in the search path when
-                      writable, else share/kgemm/configs beside the program when writable,
-                      else $XDG_DATA_HOME/kgemm, which starts as a copy of a read-only store)
-  --lock-timeout S    wait at most S seconds (0: not at all) for the store's lock, then fail
-                      naming its holder (default: no limit; a wait says once who holds it).
-                      Writers hold it only while they rewrite the store
-  --resume            skip shapes the store already has (tuning again those whose config
-                      cannot run here or was measured on an older kernel generation)
-  --shard I/N         tune only shard I of N (numbered from 0: 0/N .. N-1/N) of the
-                      problem list (repeats dropped): problems I, I+N, I+2N, ... Each
-                      shard writes its own store (--out, created even when the shard is
-                      empty); `autotune merge` joins them
-  --claim DIR         share the problem list with the autotune runs using the same DIR
-                      (on one node, or a shared file system): each problem goes to the
-                      first run to claim it (a file DIR/<problem>), so runs end about
-                      together however unequal the problems. Each run writes its own
-                      store (--out, created even when it tunes nothing); `autotune merge`
-                      joins them. Clear DIR before a new split: claims outlive their runs
-  --reps N            timed repetitions per candidate, median          (default: 7)
-  --seed N            seed of the inputs and the random strategies     (default: 1)
-  --cache FILE        also append every measurement to FILE (tab-separated)
-  --replay FILE       take measurements from such a cache instead of running kernels
-  --verify-store FILE instead of tuning: run every entry of the store FILE on its problem on
-                      this device (random inputs from --seed; alpha 1, beta 0, then alpha -1.5,
-                      beta 0.5), check it as tuning does and report each entry's verdict; exit
-                      status 1 when any entry fails, cannot run here or is refused on load.
-                      On the store's own device, entries measured on an older kernel
-                      generation are re-timed against the space default and kept (with
-                      today's rates and generation) or dropped (wrong, or slower than the
-                      default), and the store is rewritten so
-  --help
-merge: adds the entries of the STOREs (one device's, loaded strictly) to --out (created or
-extended); where two hold the same problem, the one of the newer kernel generation wins, else
-the one with more GFLOP/s, and merge says so.
-The header keeps the stores' Kokkos and kgemm versions where they all agree.
-A bad or foreign store refuses the whole merge and leaves --out as it was. --lock-timeout
-bounds the wait for --out's lock as when tuning.
-Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
-fully written and every element (every 7th row and column on large problems) within an error
-bound derived from its inputs of the fp64 result; wrong configs never win.
-The store is rewritten atomically after every shape: Ctrl-C loses at most the current one.
-Before anything is tuned or merged, the store is proven writable (see docs/tuning.md, "The
-store file: guarantees"): a read-only store, an unwritable directory or a lock that cannot be
-taken ends the run at once.
-)";
 
 struct Request {
   kgemm::Problem problem;
   std::string layer;
 };
 
-std::vector<Request> requests(const kgemm::CommandLine& cli) {
-  const bool batched = cli.has("batched"), shared_b = cli.has("shared-b");
-  if (shared_b && !batched) throw std::invalid_argument("--shared-b applies to --batched only");
-  if (cli.has("shape") && (cli.has("shapes") || cli.has("image")))
-    throw std::invalid_argument("--shape gives the GEMMs itself; --shapes and --image apply to a model only");
+std::vector<Request> requests(const kgemm::cli::AutotuneOptions& options) {
   std::vector<Request> out;
-  for (const std::string& dtype : cli.get_list("dtype", "fp32"))
-    for (int batch : cli.get_count_list("batch", "1")) {
+  for (const std::string& dtype : options.dtypes)
+    for (int batch : options.batches) {
       std::vector<kgemm::LayerShape> layers;
-      if (cli.has("shape")) {
-        for (const std::string& text : cli.get_list("shape", ""))
-          layers.push_back(kgemm::parse_shape(text, batched ? 1 : batch));
+      if (!options.shapes.empty()) {
+        for (const std::string& text : options.shapes) layers.push_back(kgemm::parse_shape(text, options.batched ? 1 : batch));
       } else {
-        layers = kgemm::resnet_gemm_shapes(cli.get("shapes", "resnet50"), cli.get_count("image", 224), batched ? 1 : batch);
+        layers = kgemm::resnet_gemm_shapes(options.model, options.image, options.batched ? 1 : batch);
       }
       for (const auto& s : layers) {
         Request r;
         r.layer = s.layer;
-        r.problem.kernel = !batched ? kgemm::Kernel::Gemm : shared_b ? kgemm::Kernel::SharedB : kgemm::Kernel::Batched;
+        r.problem.kernel = !options.batched  ? kgemm::Kernel::Gemm
+                           : options.shared_b ? kgemm::Kernel::SharedB
+                                              : kgemm::Kernel::Batched;
         r.problem.dtype = kgemm::parse_dtype(dtype);
         r.problem.m = s.m, r.problem.n = s.n, r.problem.k = s.k;
-        r.problem.batch = batched ? batch : 1;
+        r.problem.batch = options.batched ? batch : 1;
         if (const std::string why = kgemm::why_invalid(r.problem); !why.empty())
           throw std::invalid_argument(r.layer + " at batch " + std::to_string(batch) + ": " + why);
         out.push_back(r);
@@ -145,38 +69,17 @@ std::vector<Request> requests(const kgemm::CommandLine& cli) {
 
 // The problems of the run: each once, in the order first asked for (a repeat would be tuned
 // twice, the second result overwriting the first), and of those only this run's shard.
-std::vector<Request> problems_to_tune(const kgemm::CommandLine& cli) {
+std::vector<Request> problems_to_tune(const kgemm::cli::AutotuneOptions& options) {
   std::vector<Request> distinct;
   std::set<kgemm::Problem, kgemm::StoreOrder> seen;
-  for (const Request& request : requests(cli))
+  for (const Request& request : requests(options))
     if (seen.insert(request.problem).second) distinct.push_back(request);
-  if (!cli.has("shard")) return distinct;
-  if (cli.has("claim")) throw std::invalid_argument("--shard and --claim both split the problem list: give one");
-  const kgemm::Shard shard = kgemm::parse_shard(cli.get("shard", ""));
+  if (!options.shard) return distinct;
+  const kgemm::Shard& shard = *options.shard;
   std::vector<Request> taken = kgemm::shard_of(distinct, shard);
   std::fprintf(stderr, "autotune: shard %d/%d: %zu of %zu problems\n", shard.index, shard.count, taken.size(),
                distinct.size());
   return taken;
-}
-
-// --lock-timeout: seconds, finite and >= 0.
-double parse_lock_timeout(const std::string& text) {
-  const auto seconds = kgemm::finite_at_least(text, 0);
-  if (!seconds)
-    throw std::invalid_argument("option --lock-timeout: '" + text + "' is not a number of seconds >= 0 (e.g. 0, 30, 600)");
-  return *seconds;
-}
-
-// "90s", "45m", "2h": a positive duration in seconds, up to a year (a job's --time).
-double parse_time_limit(const std::string& text) {
-  const std::map<char, double> units{{'s', 1}, {'m', 60}, {'h', 3600}};
-  const auto unit = text.empty() ? units.end() : units.find(text.back());
-  const auto number = unit == units.end() ? std::nullopt : kgemm::finite_at_least(text.substr(0, text.size() - 1), 0);
-  const double seconds = number ? *number * unit->second : 0;
-  if (seconds <= 0 || seconds > 365.0 * 24 * 3600)
-    throw std::invalid_argument("option --time-limit: bad duration '" + text +
-                                "' (expected a number > 0 with s, m or h, e.g. 600s, 45m, 2h; a year at most)");
-  return seconds;
 }
 
 std::string format_significant(double value) {
@@ -260,25 +163,24 @@ void print_table(const std::vector<Row>& rows) {
 }
 
 template <class ExecSpace>
-void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
+void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
   const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
-  const std::optional<double> lock_timeout =
-      cli.has("lock-timeout") ? std::optional<double>(parse_lock_timeout(cli.get("lock-timeout", ""))) : std::nullopt;
-  const std::string path = cli.has("out") ? cli.get("out", "") : kgemm::tuning_store_path(device, lock_timeout);
+  const std::optional<double>& lock_timeout = options.lock_timeout;
+  const std::string path = options.out ? *options.out : kgemm::tuning_store_path(device, lock_timeout);
   // Read before anything is tuned: a foreign or bad store stops the run before time is spent.
   kgemm::ConfigStore store = kgemm::ConfigStore::open(path, device);
   kgemm::TuneSettings settings;  // each shape's budget may be cut short by --time-limit
-  settings.strategy = kgemm::parse_strategy(cli.get("strategy", "climb"));
-  settings.budget = kgemm::parse_budget(cli.get("budget", "40"));
-  settings.seed = cli.get_int("seed", 1);
-  settings.reps = cli.get_count("reps", 7);
-  const double time_limit = cli.has("time-limit") ? parse_time_limit(cli.get("time-limit", "")) : 0;
-  const std::vector<Request> todo = problems_to_tune(cli);
+  settings.strategy = options.strategy;
+  settings.budget = options.budget;
+  settings.seed = options.seed;
+  settings.reps = options.reps;
+  const double time_limit = options.time_limit.value_or(0);
+  const std::vector<Request> todo = problems_to_tune(options);
   const auto run_start = std::chrono::steady_clock::now();
-  const std::string cache = cli.get("cache", "");
+  const std::string& cache = options.cache;
   if (!cache.empty()) kgemm::append_device(cache, device);
   kgemm::MeasurementCache replay;
-  if (cli.has("replay")) replay = kgemm::load_measurements(cli.get("replay", ""));
+  if (!options.replay.empty()) replay = kgemm::load_measurements(options.replay);
   // Proven before anything is tuned: a store found unwritable after the first shape costs its tuning.
   kgemm::ConfigStore::check_writable(path, lock_timeout);
 
@@ -289,9 +191,9 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
     std::printf("team scratch per block: %s\n", limit.why.c_str());
   kgemm::flush_output();  // an output that cannot be written stops the run before hours of tuning
   std::optional<kgemm::ProblemClaims> claims;
-  if (cli.has("claim")) claims.emplace(cli.get("claim", ""));
+  if (options.claim) claims.emplace(*options.claim);
   // A merge job lists every shard's store: an empty shard still leaves one.
-  if ((cli.has("shard") || claims) && access(path.c_str(), F_OK) != 0)
+  if ((options.shard || claims) && access(path.c_str(), F_OK) != 0)
     store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {}, lock_timeout);
   const kgemm::KnownConfigs known_configs(store, device);
   if (!known_configs.nearest_description().empty())
@@ -307,13 +209,13 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       const double left = time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
       if (left <= 0) {
         std::fprintf(stderr, "autotune: --time-limit %s reached: %d of %d shapes done; the store keeps them, and a rerun "
-                     "with --resume tunes the rest\n", cli.get("time-limit", "").c_str(), index - 1, int(todo.size()));
+                     "with --resume tunes the rest\n", options.time_limit_text.c_str(), index - 1, int(todo.size()));
         break;
       }
       if (shape.budget.seconds <= 0 || shape.budget.seconds > left) shape.budget.seconds = left;
     }
     const std::string key = kgemm::to_string(problem);
-    if (cli.has("resume") && store.exact(problem)) {
+    if (options.resume && store.exact(problem)) {
       const kgemm::TunedEntry& held = *store.exact(problem);
       const std::string illegal = kgemm::why_illegal<ExecSpace>(problem, held.config);
       const std::string why =
@@ -335,7 +237,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
       continue;
     }
     kgemm::TuneHooks hooks;
-    if (cli.has("replay")) {
+    if (!options.replay.empty()) {
       hooks.replay = [&recorded = replay.problems[key].measured](const kgemm::Config& c) {
         for (const auto& e : recorded)
           if (e.config == c) return e.measurement;
@@ -368,7 +270,7 @@ void tune(const ExecSpace& space, const kgemm::CommandLine& cli) {
   print_table(rows);
   if (claims)
     std::printf("claims: %zu of %zu problems tuned here, %d claimed by other runs (%s)\n", rows.size(), todo.size(),
-                claimed_elsewhere, cli.get("claim", "").c_str());
+                claimed_elsewhere, options.claim->c_str());
   std::printf("store: %s (%zu entries)\n", path.c_str(), store.entries().size());
   std::printf("wall time: %.1f s for %zu problems\n",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(), rows.size());
@@ -471,37 +373,14 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
 
 // autotune merge --out FILE [--lock-timeout S] STORE...: no Kokkos, no device; the stores name
 // their device.
-int merge_command(int argc, char** argv) {
-  const char* usage = " (usage: autotune merge --out FILE [--lock-timeout S] STORE...)";
-  std::map<std::string, std::string> values;  // "--out", "--lock-timeout" -> value
-  std::vector<std::string> inputs;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help") {
-      std::cout << kHelp;
-      return 0;
-    }
-    const std::string name = arg.substr(0, arg.find('='));
-    if (name == "--out" || name == "--lock-timeout") {
-      if (values.count(name)) throw std::invalid_argument("merge: option " + name + " is given twice; give it once");
-      if (arg == name && i + 1 >= argc) throw std::invalid_argument("merge: option " + name + " needs a value");
-      values[name] = arg == name ? argv[++i] : arg.substr(name.size() + 1);
-    } else if (arg.rfind("--", 0) == 0) {
-      throw std::invalid_argument("merge: unknown option " + arg + usage);
-    } else {
-      inputs.push_back(arg);
-    }
-  }
-  if (!values.count("--out")) throw std::invalid_argument("merge: --out FILE is required" + std::string(usage));
-  const std::string out = values["--out"];
-  if (out.empty()) throw std::invalid_argument("merge: option --out needs a file name");
-  const std::optional<double> lock_timeout =
-      values.count("--lock-timeout") ? std::optional<double>(parse_lock_timeout(values["--lock-timeout"])) : std::nullopt;
-  kgemm::ConfigStore::check_writable(out, lock_timeout);
-  const kgemm::MergeOutcome outcome = kgemm::merge_stores(inputs, out, lock_timeout);
+int merge_command(const std::vector<std::string>& words) {
+  const std::optional<kgemm::cli::MergeOptions> options = kgemm::cli::parse_merge(words);
+  if (!options) return 0;
+  kgemm::ConfigStore::check_writable(options->out, options->lock_timeout);
+  const kgemm::MergeOutcome outcome = kgemm::merge_stores(options->inputs, options->out, options->lock_timeout);
   for (const std::string& clash : outcome.clashes) std::printf("clash: %s\n", clash.c_str());
-  std::printf("merged %zu stores of %s into %s: %zu entries (%d added, %zu clashes)\n", inputs.size(),
-              kgemm::to_string(outcome.store.header.device).c_str(), out.c_str(), outcome.store.entries().size(),
+  std::printf("merged %zu stores of %s into %s: %zu entries (%d added, %zu clashes)\n", options->inputs.size(),
+              kgemm::to_string(outcome.store.header.device).c_str(), options->out.c_str(), outcome.store.entries().size(),
               outcome.added, outcome.clashes.size());
   return 0;
 }
@@ -510,38 +389,24 @@ int merge_command(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   return kgemm::run_tool("autotune", [&] {
-    if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 2, argv + 2);
-    kgemm::CommandLine cli(argc, argv,
-                           {"space", "shapes", "shape", "image", "batch", "dtype", "strategy", "budget", "out", "reps",
-                            "seed", "cache", "replay", "verify-store", "shard", "claim", "time-limit", "lock-timeout"},
-                           {"batched", "shared-b", "resume", "help"});
-    if (cli.has("help")) {
-      std::cout << kHelp;
-      return 0;
-    }
+    std::vector<std::string> words = kgemm::cli::own_words(argc, argv);
+    if (!words.empty() && words.front() == "merge") return merge_command({words.begin() + 1, words.end()});
+    const std::optional<kgemm::cli::AutotuneOptions> options = kgemm::cli::parse_autotune(words);
+    if (!options) return 0;
     const kgemm::KokkosSession kokkos(argc, argv);
-    if (cli.has("verify-store")) {
-      const std::string path = cli.get("verify-store", "");
+    if (options->verify_store) {
+      const std::string& path = *options->verify_store;
       std::vector<std::string> refused;
       const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
-      // The store names its space; options that only steer tuning would be silently ignored.
-      for (const char* option : {"shapes", "shape", "image", "batch", "dtype", "batched", "shared-b", "strategy",
-                                 "budget", "out", "resume", "reps", "cache", "replay", "shard", "claim", "time-limit",
-                                 "lock-timeout"})
-        if (cli.has(option)) throw std::invalid_argument(std::string("--") + option + " does not apply to --verify-store");
-      const auto lower = [](std::string text) {
-        for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-        return text;
-      };
-      if (cli.has("space") && lower(cli.get("space", "")) != lower(store.header.device.space))
-        throw std::invalid_argument("--space " + cli.get("space", "") + " but " + path + " holds configs of the " +
+      if (options->space && *options->space != kgemm::cli::lowered(store.header.device.space))
+        throw std::invalid_argument("--space " + *options->space + " but " + path + " holds configs of the " +
                                     store.header.device.space + " space");
       bool passed = false;
       kgemm::with_space(store.header.device.space,
-                        [&](auto space) { passed = verify_store(space, store, refused, path, cli.get_int("seed", 1)); });
+                        [&](auto space) { passed = verify_store(space, store, refused, path, options->seed); });
       return passed ? 0 : 1;
     }
-    kgemm::with_space(cli.get("space", KGEMM_DEFAULT_SPACE), [&](auto space) { tune(space, cli); });
+    kgemm::with_space(options->space.value_or(KGEMM_DEFAULT_SPACE), [&](auto space) { tune(space, *options); });
     return 0;
   });
 }

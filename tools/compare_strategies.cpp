@@ -13,9 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "kgemm/cli/compare_strategies_options.hpp"
+#include "kgemm/cli/options.hpp"
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/dispatch/dispatch_model.hpp"
-#include "kgemm/tuner/cli.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
@@ -23,28 +24,7 @@
 
 namespace {
 
-const char* kHelp = R"(usage: kgemm-compare-strategies --cache FILE[,FILE...] [--budgets 4,8,20,40] [--seeds 20]
-                                [--strategies LIST] [--starts store|seeds|recorded] [--f32-seeds LIST] [--f16-seeds LIST]
-                                [--per-problem] [--worst N]
-Replays each strategy (default: every one autotune offers but exhaustive) on every problem the
-caches measured exhaustively, from the starts its search would be given, with each budget (evaluations,
-the space default's measurement included, as autotune counts it), over several seeds, and prints
-per strategy and budget the geometric mean and the worst over problems of the best rate found
-(the default's included) over the exhaustive best, how many problems reach 0.98 of it, and the
-evaluations spent on average. --per-problem adds a row per problem (mean and worst over seeds),
---worst N the N problems the first strategy does worst on at the first budget.
---starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
-  store     (default) the config dispatch would run from a store holding every other problem of the
-            cache with its exhaustive best (the dispatch model ranking them with the cache's
-            device facts): a shape tuned where its neighbours are already tuned
-  seeds     the seeds alone: a shape nothing is known about
-  recorded  the store's config the measuring run had, if any
---f32-seeds, --f16-seeds: the space's seeds for the dtype instead of those recorded (config
-  strings, the default first), each split along K for the cache's device as autotune splits them
-  (search_space.hpp): what other seeds would have given, on the same measurements.
-)";
-
-enum class Starts { Store, Seeds, Recorded };
+using kgemm::cli::Starts;
 
 // One problem's replay: the candidates, the starts and the exhaustive best.
 struct Replayed {
@@ -119,10 +99,8 @@ std::vector<std::optional<kgemm::Config>> dispatch_picks(const std::vector<Repla
   return picks;
 }
 
-using SeedsByDType = std::map<kgemm::DType, std::vector<kgemm::Config>>;
-
 std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts,
-                                          const SeedsByDType& seed_configs) {
+                                          const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs) {
   if (!seed_configs.empty() && !cache.device)
     throw std::runtime_error("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
   std::vector<Replayed> problems;
@@ -182,30 +160,17 @@ std::string fixed(double value, int digits = 3) {
 
 int main(int argc, char** argv) {
   return kgemm::run_tool("kgemm-compare-strategies", [&] {
-    kgemm::CommandLine cli(argc, argv, {"cache", "budgets", "seeds", "strategies", "starts", "f32-seeds", "f16-seeds", "worst"},
-                           {"help", "per-problem"});
-    if (cli.has("help") || !cli.has("cache")) {
-      std::cout << kHelp;
-      return cli.has("help") ? 0 : 2;
-    }
-    const std::string starts_name = cli.get("starts", "store");
-    const std::map<std::string, Starts> starts_named = {{"store", Starts::Store}, {"seeds", Starts::Seeds}, {"recorded", Starts::Recorded}};
-    if (!starts_named.count(starts_name))
-      throw std::invalid_argument("--starts '" + starts_name + "' is not store, seeds or recorded");
-    SeedsByDType seed_configs;
-    for (const auto& [option, dtype] : {std::pair{"f32-seeds", kgemm::DType::F32}, std::pair{"f16-seeds", kgemm::DType::F16}})
-      if (cli.has(option))
-        for (const std::string& text : cli.get_list(option, "")) seed_configs[dtype].push_back(kgemm::parse_config(text));
+    const std::optional<kgemm::cli::CompareStrategiesOptions> options =
+        kgemm::cli::parse_compare_strategies(kgemm::cli::own_words(argc, argv, {}));
+    if (!options) return 0;
     std::vector<Replayed> problems;
-    for (const std::string& path : cli.get_list("cache", ""))
-      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), starts_named.at(starts_name), seed_configs))
+    for (const std::string& path : options->caches)
+      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->seed_configs))
         problems.push_back(std::move(r));
     if (problems.empty()) throw std::runtime_error("no problem in the caches was measured exhaustively (a #search line and every candidate)");
-    const std::vector<int> budgets = cli.get_count_list("budgets", "4,8,20,40");
-    const int seeds = cli.get_count("seeds", 20);
-    std::vector<kgemm::Strategy> strategies;
-    for (const std::string& name : cli.get_list("strategies", kgemm::searching_strategies()))
-      strategies.push_back(kgemm::parse_strategy(name));
+    const std::vector<int>& budgets = options->budgets;
+    const int seeds = options->seeds;
+    const std::vector<kgemm::Strategy>& strategies = options->strategies;
 
     std::map<std::pair<int, int>, Cell> cells;  // (strategy, budget) index
     std::size_t candidates = 0;
@@ -251,7 +216,7 @@ int main(int argc, char** argv) {
       std::printf("\nDispatch model: on no problem (the caches name no device, or no problem's pick from the others'\n"
                   "exhaustive bests is one of its candidates)\n");
     }
-    if (cli.has("per-problem")) {
+    if (options->per_problem) {
       std::printf("\n| problem | candidates | exhaustive best GFLOP/s |");
       for (kgemm::Strategy strategy : strategies)
         for (int budget : budgets) std::printf(" %s %d |", kgemm::to_string(strategy), budget);
@@ -268,7 +233,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
       }
     }
-    if (const int worst = cli.get_int("worst", 0, 0); worst > 0) {
+    if (const int worst = options->worst; worst > 0) {
       const Cell& cell = cells.at({0, 0});
       std::vector<std::size_t> order(problems.size());
       for (std::size_t p = 0; p < order.size(); ++p) order[p] = p;

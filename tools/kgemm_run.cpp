@@ -5,25 +5,24 @@
 // per model the forward pass: each layer's time times its number of occurrences, summed.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "kgemm.hpp"
+#include "kgemm/cli/options.hpp"
+#include "kgemm/cli/run_options.hpp"
 #include "kgemm/fill.hpp"
 #include "kgemm/spaces/compat.hpp"
 #include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/catalogue.hpp"
-#include "kgemm/tuner/cli.hpp"
 #include "kgemm/tuner/hashed_reference.hpp"
 #include "kgemm/tuner/first_use.hpp"
 #include "kgemm/tuner/kokkos_session.hpp"
@@ -34,56 +33,6 @@
 namespace {
 
 using namespace kgemm_run;
-
-const char* kHelp = R"(usage: kgemm-run [options]
-Runs the im2col GEMMs of a ResNet (or given shapes) through kgemm::gemm and prints per layer
-its times, GFLOP/s and error against fp64, and per model the forward pass. LIST options take
-comma-separated values (or repeat the option); every combination runs, all in one process.
-  --space LIST    serial,openmp,cuda                       (default: )" KGEMM_DEFAULT_SPACE R"()
-  --model NAME    resnet18 | resnet34 | resnet50           (default: resnet50)
-  --shape LIST    GEMM shapes MxNxK instead of a model; the batch multiplies M
-  --image LIST    input image sides, e.g. 224,512,1024     (default: 224)
-  --batch LIST    batch sizes, e.g. 1,128: multiply M      (default: 1)
-  --dtype LIST    fp32,fp16                                (default: fp32)
-  --reps N        timed repetitions per layer, median      (default: 10)
-  --config STR    run every layer with this config (e.g. mb128_nb64_kb16_tm8_tn4_team256)
-                  instead of the dispatched one
-  --format F      table | csv | json                       (default: table)
-  --progress      a line on stderr as each layer starts
-  --list-shapes   print the shapes as CSV (set,layer,m,n,k) and exit: the input of the
-                  cuBLAS peer (benchmarks/cublas_peer)
-  --why           after each table, why each layer got its config: the store entry it was
-                  tuned for, the dispatch model's factors and predicted GFLOP/s beside the
-                  measured ones, and the config of the nearest tuned shape (table format)
-  --why-store F   run nothing: the same explanation from the store file F, for the device F was
-                  tuned on (e.g. a GPU's store read on a laptop); legality on that device is
-                  not checked, since it is not here; table or CSV
-  --help
-Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
-Per layer (one call, medians): kernel = the call's work (GPU: CUDA events around a call queued
-behind another, so without the host's launch; host: the call between fences); launch = host
-time until the call returns, on an idle space; call = launch to completion, as a host clock
-around a call and a fence sees it; transfer = A and B to the device and C back once (0 on host
-spaces: the operands are in host memory already). GFLOP/s = 2 M N K / kernel.
-Errors, over 16 sampled rows of C, against the fp64 product of the inputs as generated (before
-any rounding to fp16): max |C - C64| / max |C64| and mean |C - C64| / mean |C64|.
-Forward pass: the sum over layers of count x kernel (count: the model's layers with that GEMM
-shape), in ms and s; launch, call and transfer are summed the same way.
-Tuned configs (the line naming the store, and why it serves): $KGEMM_CONFIG_FILE when set
-(named), else this device's store (exact), else the nearest store of another device of the same
-space and architecture (same architecture: each entry checked for this device before it runs,
-ranked with this device's facts), else none: the space defaults (docs/tuning.md).
-$KGEMM_TUNE=8 (configs per shape) or =30s (seconds per shape): a shape this device's own store
-lacks is tuned on its first call, as autotune would, and stored before it is timed.
-Dispatch model (docs/architecture.md): a shape the store never tuned runs the stored config
-with the highest predicted rate = the rate it measured on its own shape x fit x busy here / fit
-x busy there x trust, fit = padding x fill x depth (useful share of the blocks computed, of the
-device's team slots over the grid's waves, of a team's K walk against its fixed cost), busy =
-the share of the call not spent in split K's sum pass (partial sums at the device's peak memory
-bandwidth), trust = exp(-0.2 x shape distance) on hosts, 1 on GPUs. On GPUs each stored config
-is also tried with its K split the other ways the tuner searches. The problem's own entry always
-wins.
-)";
 
 // Everything the command line asks for, checked before Kokkos starts (the spaces after).
 struct Plan {
@@ -104,60 +53,27 @@ struct Plan {
   }
 };
 
-// A list given with the same item twice would run it twice and print it twice.
-void refuse_repeats(const std::string& option, const std::vector<std::string>& items) {
-  std::set<std::string> seen;
-  for (const std::string& item : items)
-    if (!seen.insert(item).second) throw std::invalid_argument("option --" + option + " lists '" + item + "' twice");
-}
-
-std::vector<std::string> lowercase_list(const kgemm::CommandLine& cli, const std::string& option, const std::string& fallback) {
-  std::vector<std::string> items = cli.get_list(option, fallback);
-  for (std::string& item : items)
-    std::transform(item.begin(), item.end(), item.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-  refuse_repeats(option, items);
-  return items;
-}
-
-std::vector<int> count_list(const kgemm::CommandLine& cli, const std::string& option, const std::string& fallback) {
-  const std::vector<int> counts = cli.get_count_list(option, fallback);
-  std::vector<std::string> texts;
-  for (int count : counts) texts.push_back(std::to_string(count));
-  refuse_repeats(option, texts);
-  return counts;
-}
-
-std::vector<GemmSet> gemm_sets(const kgemm::CommandLine& cli) {
-  if (cli.has("shape") && (cli.has("model") || cli.has("image")))
-    throw std::invalid_argument("--shape gives the GEMMs itself; --model and --image apply to a model only");
+std::vector<GemmSet> gemm_sets(const kgemm::cli::RunOptions& options) {
   std::vector<GemmSet> sets;
-  for (int batch : count_list(cli, "batch", "1")) {
-    if (cli.has("shape")) {
+  for (int batch : options.batches) {
+    if (!options.shapes.empty()) {
       GemmSet set{"shapes_b" + std::to_string(batch), "", 0, batch, {}};
-      const std::vector<std::string> texts = cli.get_list("shape", "");
-      refuse_repeats("shape", texts);
-      for (const std::string& text : texts) set.layers.push_back(kgemm::parse_shape(text, batch));
+      for (const std::string& text : options.shapes) set.layers.push_back(kgemm::parse_shape(text, batch));
       sets.push_back(set);
       continue;
     }
-    const std::string model = cli.get("model", "resnet50");
-    for (int image : count_list(cli, "image", "224"))
-      sets.push_back({model + "_i" + std::to_string(image) + "_b" + std::to_string(batch), model, image, batch,
-                      kgemm::resnet_gemm_shapes(model, image, batch)});
+    for (int image : options.images)
+      sets.push_back({options.model + "_i" + std::to_string(image) + "_b" + std::to_string(batch), options.model, image,
+                      batch, kgemm::resnet_gemm_shapes(options.model, image, batch)});
   }
   return sets;
 }
 
-Plan make_plan(const kgemm::CommandLine& cli) {
+Plan make_plan(const kgemm::cli::RunOptions& options) {
   Plan plan;
-  plan.spaces = lowercase_list(cli, "space", KGEMM_DEFAULT_SPACE);
-  std::vector<std::string> dtype_names;  // canonical: f32 and fp32 are one dtype
-  for (const std::string& name : lowercase_list(cli, "dtype", "fp32")) {
-    plan.dtypes.push_back(kgemm::parse_dtype(name));
-    dtype_names.push_back(kgemm::dtype_name(plan.dtypes.back()));
-  }
-  refuse_repeats("dtype", dtype_names);
-  plan.sets = gemm_sets(cli);
+  plan.spaces = options.spaces;
+  for (const std::string& name : options.dtypes) plan.dtypes.push_back(kgemm::parse_dtype(name));
+  plan.sets = gemm_sets(options);
   for (const GemmSet& set : plan.sets)
     for (const kgemm::LayerShape& layer : set.layers) {
       kgemm::Problem problem;
@@ -165,24 +81,12 @@ Plan make_plan(const kgemm::CommandLine& cli) {
       if (const std::string why = kgemm::why_invalid(problem); !why.empty())
         throw std::invalid_argument(set.name + ", " + layer.layer + ": " + why);
     }
-  plan.reps = cli.get_count("reps", 10);
-  if (cli.has("config")) plan.config = kgemm::parse_config(cli.get("config", ""));
-  const std::string format = cli.get("format", "table");
-  if (format == "csv")
-    plan.format = Format::Csv;
-  else if (format == "json")
-    plan.format = Format::Json;
-  else if (format != "table")
-    throw std::invalid_argument("option --format: '" + format + "' is not one of table, csv, json");
-  plan.progress = cli.has("progress");
-  plan.why = cli.has("why");
-  plan.why_store = cli.get("why-store", "");
-  if (cli.has("why-store") && plan.why_store.empty()) throw std::invalid_argument("option --why-store needs a file");
-  if ((plan.why || cli.has("why-store")) && plan.config)
-    throw std::invalid_argument("--why explains dispatch; --config bypasses it");
-  if (plan.why && plan.format != Format::Table) throw std::invalid_argument("--why prints a table; drop --format");
-  if (cli.has("why-store") && plan.format == Format::Json)
-    throw std::invalid_argument("--why-store prints a table or CSV; drop --format json");
+  plan.reps = options.reps;
+  plan.config = options.config;
+  plan.format = options.format;
+  plan.progress = options.progress;
+  plan.why = options.why;
+  plan.why_store = options.why_store.value_or("");
   return plan;
 }
 
@@ -324,20 +228,14 @@ void run_plan(const Plan& plan) {
 
 int main(int argc, char** argv) {
   return kgemm::run_tool("kgemm-run", [&] {
-    const kgemm::CommandLine cli(argc, argv,
-                                 {"space", "model", "shape", "image", "batch", "dtype", "reps", "config", "format",
-                                  "why-store"},
-                                 {"help", "list-shapes", "progress", "why"});
-    if (cli.has("help")) {
-      std::cout << kHelp;
-      return 0;
-    }
-    const Plan plan = make_plan(cli);
-    if (cli.has("list-shapes")) {
+    const std::optional<kgemm::cli::RunOptions> options = kgemm::cli::parse_run(kgemm::cli::own_words(argc, argv));
+    if (!options) return 0;
+    const Plan plan = make_plan(*options);
+    if (options->list_shapes) {
       write_shapes(plan.sets);
       return 0;
     }
-    if (cli.has("why-store")) {
+    if (options->why_store) {
       explain_store(plan);
       return 0;
     }

@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "kgemm.hpp"
+#include "kgemm/cli/run_options.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 
 namespace kgemm_run {
 
-enum class Format { Table, Csv, Json };
+using kgemm::cli::Format;
 
 // One run's GEMMs: a model at one image size and batch, or the given shapes at one batch.
 struct GemmSet {

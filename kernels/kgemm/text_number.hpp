@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -18,6 +19,11 @@ std::optional<Int> integer_in(std::string_view text, Int min, Int max) {
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc() || stop != end || value < min || value > max) return std::nullopt;
   return value;
+}
+
+// Why `text` is not integer_in(text, min, max): "'<text>' is not an integer from <min> to <max>".
+inline std::string not_an_integer(std::string_view text, long long min, long long max) {
+  return "'" + std::string(text) + "' is not an integer from " + std::to_string(min) + " to " + std::to_string(max);
 }
 
 // The finite number `text` spells when it is at least `min`; nullopt otherwise (nan and inf

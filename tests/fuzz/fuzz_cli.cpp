@@ -1,43 +1,35 @@
-// libFuzzer target: kgemm::CommandLine (the tools' option parser, with autotune's options) and
-// the values read through it: get, get_int, get_count, get_double, get_list, get_int_list,
-// get_count_list, parse_budget, parse_strategy. The input is split at NUL bytes into arguments.
+// libFuzzer target: the tools' command lines on CLI11 (kgemm/cli/): autotune's and kgemm-run's
+// options parsed from arbitrary argv, with the values read through them (parse_budget,
+// parse_strategy, parse_shard, parse_config). The input is split at NUL bytes into arguments.
 // Properties checked on every input:
-// - a refusal is a std::invalid_argument with a message (anything else escaping is a crash);
-// - a number read is the number the text states (never wrapped or truncated) and within the
-//   range asked for: counts >= 1, doubles finite and >= their minimum;
+// - a refusal is a std::invalid_argument with a message (anything else escaping is a crash, a
+//   CLI11 error among them);
+// - a number read is the number the text states (never wrapped, truncated or read as octal or
+//   hex) and within the range asked for: counts >= 1;
 // - a budget is either a whole number of evaluations >= 1, as stated, or a finite positive
 //   number of seconds: never "unlimited" by accident (nan, 0.5, 1e10);
-// - the options read back through get_list, written again as --name=value, parse to the same.
+// - a shard is i/n as stated, 0 <= i < n;
+// - kgemm-run's lists hold each item once;
+// - autotune's options written back as --name=value parse to the same.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "kgemm/tuner/cli.hpp"
-#include "kgemm/tuner/search.hpp"
-#include "kgemm/tuner/shard.hpp"
+#include "kgemm/cli/autotune_options.hpp"
+#include "kgemm/cli/run_options.hpp"
 
 using kgemm::fuzz::require;
 
 namespace {
 
-// autotune's options and flags (tools/autotune.cpp).
-const std::set<std::string> kOptions = {"space", "shapes", "shape", "image", "batch", "dtype", "strategy",
-                                        "budget", "out", "reps", "seed", "cache", "replay", "verify-store",
-                                        "shard", "time-limit"};
-const std::set<std::string> kFlags = {"batched", "shared-b", "resume", "help"};
-
-kgemm::CommandLine parse(std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  return kgemm::CommandLine(int(args.size()), argv.data(), kOptions, kFlags);
-}
+// autotune's options that take no value.
+const std::set<std::string> kFlags = {"--batched", "--shared-b", "--resume", "--help"};
 
 // The number `text` states, read as a long double by strtold (independently of the parser under
 // test; leading spaces and a sign allowed); false when the text is not entirely one number.
@@ -55,6 +47,33 @@ void check_int(int value, const std::string& text, const std::string& what, cons
           what + " '" + text + "' read as " + std::to_string(value) + ", the number the text states", input);
 }
 
+// The values given to option `name` in `args`, in order, each word read as autotune reads it
+// ("--name=value" or "--name value"; a flag takes none).
+std::vector<std::string> given(const std::vector<std::string>& args, const std::string& name) {
+  std::vector<std::string> values;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--", 0) != 0) continue;
+    const std::size_t eq = args[i].find('=');
+    const std::string option = args[i].substr(0, eq);
+    if (kFlags.count(option)) continue;
+    const std::string value = eq != std::string::npos ? args[i].substr(eq + 1) : i + 1 < args.size() ? args[++i] : "";
+    if (option == name) values.push_back(value);
+  }
+  return values;
+}
+
+// The comma-separated items of every value given to `name`.
+std::vector<std::string> items(const std::vector<std::string>& args, const std::string& name) {
+  std::vector<std::string> found;
+  for (const std::string& value : given(args, name)) {
+    std::size_t start = 0;
+    for (std::size_t comma; (comma = value.find(',', start)) != std::string::npos; start = comma + 1)
+      if (comma > start) found.push_back(value.substr(start, comma - start));
+    if (start < value.size()) found.push_back(value.substr(start));
+  }
+  return found;
+}
+
 // Calls read(); true when it returned, false when it refused with std::invalid_argument.
 template <class Read>
 bool reads(Read read, const std::string& what, const std::string& input) {
@@ -67,96 +86,94 @@ bool reads(Read read, const std::string& what, const std::string& input) {
   }
 }
 
+std::string joined(const std::vector<std::string>& texts) {
+  std::string text;
+  for (const std::string& item : texts) text += (text.empty() ? "" : ",") + item;
+  return text;
+}
+
+void check_autotune(const std::vector<std::string>& args, const std::string& input) {
+  std::optional<kgemm::cli::AutotuneOptions> parsed;
+  if (!reads([&] { parsed = kgemm::cli::parse_autotune(args); }, "autotune's command line", input) || !parsed) return;
+  const kgemm::cli::AutotuneOptions& o = *parsed;
+  for (const auto& [name, value] : {std::pair<std::string, int>{"--reps", o.reps}, {"--image", o.image}, {"--seed", o.seed}})
+    for (const std::string& text : given(args, name)) check_int(value, text, name, input);
+  require(o.reps >= 1 && o.image >= 1, "--reps and --image are counts >= 1", input);
+  const std::vector<std::string> batches = items(args, "--batch");
+  if (!batches.empty()) {
+    require(batches.size() == o.batches.size(), "--batch reads every item", input);
+    for (std::size_t i = 0; i < batches.size(); ++i) check_int(o.batches[i], batches[i], "--batch item", input);
+  }
+  for (int batch : o.batches) require(batch >= 1, "--batch items are counts >= 1", input);
+  for (const std::string& text : given(args, "--budget")) {
+    long double number = 0;
+    const bool seconds = o.budget.seconds != 0;
+    require(seconds ? o.budget.evaluations == 0 && std::isfinite(o.budget.seconds) && o.budget.seconds > 0
+                    : o.budget.evaluations >= 1 && stated(text, number) && number == o.budget.evaluations,
+            "--budget '" + text + "' is a whole count >= 1 as stated or finite positive seconds (read as " +
+                std::to_string(o.budget.evaluations) + " evaluations, " + std::to_string(o.budget.seconds) + " s)",
+            input);
+  }
+  for (const std::string& text : given(args, "--shard")) {
+    const std::size_t slash = text.find('/');
+    long double index = 0, count = 0;
+    require(o.shard && slash != std::string::npos && stated(text.substr(0, slash), index) && index == o.shard->index &&
+                stated(text.substr(slash + 1), count) && count == o.shard->count && o.shard->index >= 0 &&
+                o.shard->index < o.shard->count,
+            "--shard '" + text + "' is i/n as stated, 0 <= i < n", input);
+  }
+  if (o.verify_store) return;  // which refuses the tuning options written back below
+  std::vector<std::string> again{"--batch=" + joined([&] {
+                                   std::vector<std::string> texts;
+                                   for (int batch : o.batches) texts.push_back(std::to_string(batch));
+                                   return texts;
+                                 }()),
+                                 "--dtype=" + joined(o.dtypes), "--reps=" + std::to_string(o.reps),
+                                 "--seed=" + std::to_string(o.seed)};
+  if (o.shapes.empty()) {
+    again.push_back("--shapes=" + o.model);
+    again.push_back("--image=" + std::to_string(o.image));
+  } else {
+    again.push_back("--shape=" + joined(o.shapes));
+  }
+  if (o.batched) again.push_back("--batched");
+  if (o.shared_b) again.push_back("--shared-b");
+  std::optional<kgemm::cli::AutotuneOptions> reparsed;
+  reads([&] { reparsed = kgemm::cli::parse_autotune(again); }, "autotune's options written back", input);
+  require(reparsed && reparsed->batches == o.batches && reparsed->dtypes == o.dtypes && reparsed->shapes == o.shapes &&
+              reparsed->model == o.model && reparsed->image == o.image && reparsed->reps == o.reps &&
+              reparsed->seed == o.seed && reparsed->batched == o.batched && reparsed->shared_b == o.shared_b,
+          "autotune's options written back as --name=value parse to the same", input);
+}
+
+template <class T>
+bool distinct(const std::vector<T>& items) {
+  return std::set<T>(items.begin(), items.end()).size() == items.size();
+}
+
+void check_run(const std::vector<std::string>& args, const std::string& input) {
+  std::optional<kgemm::cli::RunOptions> parsed;
+  if (!reads([&] { parsed = kgemm::cli::parse_run(args); }, "kgemm-run's command line", input) || !parsed) return;
+  const kgemm::cli::RunOptions& o = *parsed;
+  require(distinct(o.spaces) && distinct(o.shapes) && distinct(o.images) && distinct(o.batches) && distinct(o.dtypes),
+          "kgemm-run's lists hold each item once", input);
+  require(!o.spaces.empty() && !o.images.empty() && !o.batches.empty() && !o.dtypes.empty() && o.reps >= 1,
+          "kgemm-run's lists have items, its counts are >= 1", input);
+  for (int count : o.images) require(count >= 1, "--image items are counts >= 1", input);
+  for (int count : o.batches) require(count >= 1, "--batch items are counts >= 1", input);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input = kgemm::fuzz::text_of(data, size);
-  std::vector<std::string> args{"autotune"};
+  std::vector<std::string> args;
   for (std::size_t start = 0; start <= input.size() && !input.empty();) {
     const std::size_t stop = std::min(input.find('\0', start), input.size());
     args.push_back(input.substr(start, stop - start));
     start = stop + 1;
   }
-  std::unique_ptr<kgemm::CommandLine> cli;
-  if (!reads([&] { cli = std::make_unique<kgemm::CommandLine>(parse(args)); }, "the command line", input)) return 0;
-
-  std::vector<std::string> again{"autotune"};
-  for (const std::string& name : kOptions) {
-    if (!cli->has(name)) continue;
-    const std::string option = "--" + name;
-    reads([&] {
-      const std::string text = cli->get(name, "");
-      reads([&] { check_int(cli->get_int(name, 0), text, option, input); }, "get_int", input);
-      reads([&] {
-        const int count = cli->get_count(name, 1);
-        check_int(count, text, option, input);
-        require(count >= 1, option + " '" + text + "' read as a count >= 1", input);
-      }, "get_count", input);
-      reads([&] {
-        const double value = cli->get_double(name, 0, 0.0);
-        require(std::isfinite(value) && value >= 0, option + " '" + text + "' read as a finite double >= 0", input);
-      }, "get_double", input);
-    }, "get", input);
-    reads([&] {
-      const std::vector<std::string> items = cli->get_list(name, "");
-      reads([&] {
-        const std::vector<int> numbers = cli->get_int_list(name, "");
-        require(numbers.size() == items.size(), "get_int_list reads every item of " + option, input);
-        for (std::size_t i = 0; i < items.size(); ++i) check_int(numbers[i], items[i], option + " item", input);
-      }, "get_int_list", input);
-      reads([&] {
-        for (int count : cli->get_count_list(name, "")) require(count >= 1, option + " counts are >= 1", input);
-      }, "get_count_list", input);
-    }, "get_list", input);
-    // Each value as one --name=value; a value with no item (",,") stays one.
-    std::vector<std::string> items;
-    reads([&] { items = cli->get_list(name, ""); }, "get_list", input);
-    std::string joined;
-    for (const std::string& item : items) joined += (joined.empty() ? "" : ",") + item;
-    again.push_back(option + "=" + joined);
-  }
-  for (const std::string& name : kFlags)
-    if (cli->has(name)) again.push_back("--" + name);
-  const kgemm::CommandLine reparsed = parse(again);
-  const auto list_of = [](const kgemm::CommandLine& line, const std::string& name) {
-    try {
-      return line.get_list(name, "");
-    } catch (const std::invalid_argument&) {
-      return std::vector<std::string>{};
-    }
-  };
-  for (const std::string& name : kOptions)
-    require(reparsed.has(name) == cli->has(name) && list_of(reparsed, name) == list_of(*cli, name),
-            "--" + name + " written back as --name=value parses to the same list", input);
-  for (const std::string& name : kFlags) require(reparsed.has(name) == cli->has(name), "--" + name + " kept", input);
-
-  reads([&] {
-    if (!cli->has("budget")) return;
-    const std::string text = cli->get("budget", "");
-    const kgemm::Budget budget = kgemm::parse_budget(text);
-    long double number = 0;
-    const bool seconds = budget.seconds != 0;
-    require(seconds ? budget.evaluations == 0 && std::isfinite(budget.seconds) && budget.seconds > 0
-                    : budget.evaluations >= 1 && stated(text, number) && number == budget.evaluations,
-            "--budget '" + text + "' is a whole count >= 1 as stated or finite positive seconds (read as " +
-                std::to_string(budget.evaluations) + " evaluations, " + std::to_string(budget.seconds) + " s)",
-            input);
-  }, "parse_budget", input);
-  reads([&] {
-    if (cli->has("strategy")) kgemm::parse_strategy(cli->get("strategy", ""));
-  }, "parse_strategy", input);
-  reads([&] {
-    if (!cli->has("shard")) return;
-    const std::string text = cli->get("shard", "");
-    const kgemm::Shard shard = kgemm::parse_shard(text);
-    const std::size_t slash = text.find('/');
-    long double index = 0, count = 0;
-    require(slash != std::string::npos && stated(text.substr(0, slash), index) && index == shard.index &&
-                stated(text.substr(slash + 1), count) && count == shard.count && shard.index >= 0 &&
-                shard.index < shard.count,
-            "--shard '" + text + "' is i/n as stated, 0 <= i < n (read as " + std::to_string(shard.index) + "/" +
-                std::to_string(shard.count) + ")",
-            input);
-  }, "parse_shard", input);
+  check_autotune(args, input);
+  check_run(args, input);
   return 0;
 }

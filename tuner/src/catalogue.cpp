@@ -91,7 +91,7 @@ LayerShape parse_shape(const std::string& text, int row_batch) {
   std::istringstream in(text);
   for (std::string part; std::getline(in, part, 'x');) {
     const auto value = integer_in(part, 1, INT_MAX);
-    if (!value) throw bad("'" + part + "' is not an integer from 1 to " + std::to_string(INT_MAX));
+    if (!value) throw bad(not_an_integer(part, 1, INT_MAX));
     extents.push_back(*value);
   }
   if (extents.size() != 3 || text.back() == 'x') throw bad("need exactly three extents");

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kgemm/spaces/enabled_spaces.hpp"
-#include "kgemm/tuner/cli.hpp"
+#include "kgemm/text_number.hpp"
 
 namespace kgemm {
 
@@ -27,6 +27,11 @@ const IntegerSetting kIntegerSettings[] = {
     {{"--kokkos-device-id", "--kokkos-device"}, "KOKKOS_DEVICE_ID", 0},
 };
 
+// The integer `text` gives `what` (a flag or environment variable) when Kokkos takes it.
+void check_integer(const std::string& what, const std::string& text, int min) {
+  if (!integer_in(text, min, INT_MAX)) throw std::invalid_argument(what + ": " + not_an_integer(text, min, INT_MAX));
+}
+
 // Refuses `word` when it gives a flag of `setting` without a value Kokkos takes.
 void check_flag(const IntegerSetting& setting, const std::string& word) {
   for (const std::string& flag : setting.flags) {
@@ -34,7 +39,7 @@ void check_flag(const IntegerSetting& setting, const std::string& word) {
     const std::string range = "an integer from " + std::to_string(setting.min) + " to " + std::to_string(INT_MAX);
     if (word.size() == flag.size() || word[flag.size()] != '=')
       throw std::invalid_argument("'" + word + "' is not " + flag + "=N with N " + range);
-    integer_setting("option " + flag, word.substr(flag.size() + 1), setting.min, INT_MAX);
+    check_integer("option " + flag, word.substr(flag.size() + 1), setting.min);
     return;
   }
 }
@@ -45,7 +50,7 @@ void check_kokkos_settings(int argc, char** argv) {
   for (const IntegerSetting& setting : kIntegerSettings) {
     for (int i = 1; i < argc; ++i) check_flag(setting, argv[i]);
     if (const char* value = std::getenv(setting.variable))
-      integer_setting(std::string("environment variable ") + setting.variable, value, setting.min, INT_MAX);
+      check_integer(std::string("environment variable ") + setting.variable, value, setting.min);
   }
 }
 

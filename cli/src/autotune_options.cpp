@@ -1,0 +1,185 @@
+#include "kgemm/cli/autotune_options.hpp"
+
+#include <map>
+#include <stdexcept>
+
+#include "kgemm/cli/options.hpp"
+#include "kgemm/text_number.hpp"
+
+namespace kgemm::cli {
+
+namespace {
+
+const char* kMergeUsage = "usage: autotune merge --out FILE [--lock-timeout S] STORE...";
+
+const char* kMergeText = R"(merge: adds the entries of the STOREs (one device's, loaded strictly) to --out (created or
+extended); where two hold the same problem, the one of the newer kernel generation wins, else
+the one with more GFLOP/s, and merge says so.
+The header keeps the stores' Kokkos and kgemm versions where they all agree.
+A bad or foreign store refuses the whole merge and leaves --out as it was. --lock-timeout
+bounds the wait for --out's lock as when tuning.
+)";
+
+const char* kTuneText = R"(Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
+fully written and every element (every 7th row and column on large problems) within an error
+bound derived from its inputs of the fp64 result; wrong configs never win.
+The store is rewritten atomically after every shape: Ctrl-C loses at most the current one.
+Before anything is tuned or merged, the store is proven writable (see docs/tuning.md, "The
+store file: guarantees"): a read-only store, an unwritable directory or a lock that cannot be
+taken ends the run at once.
+Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
+)";
+
+// --lock-timeout: seconds, finite and >= 0.
+CLI::Option* add_lock_timeout(CLI::App& app, std::optional<double>& seconds) {
+  return app
+      .add_option_function<std::string>(
+          "--lock-timeout",
+          [&seconds](const std::string& text) {
+            seconds = finite_at_least(text, 0);
+            if (!seconds)
+              throw std::invalid_argument("option --lock-timeout: '" + text +
+                                          "' is not a number of seconds >= 0 (e.g. 0, 30, 600)");
+          },
+          "wait at most S seconds (0: not at all) for the store's lock, then fail\nnaming its holder (default: no "
+          "limit; a wait says once who holds it).\nWriters hold it only while they rewrite the store")
+      ->type_name("S");
+}
+
+// "90s", "45m", "2h": a positive duration in seconds, up to a year (a job's --time).
+double parse_time_limit(const std::string& text) {
+  const std::map<char, double> units{{'s', 1}, {'m', 60}, {'h', 3600}};
+  const auto unit = text.empty() ? units.end() : units.find(text.back());
+  const auto number = unit == units.end() ? std::nullopt : finite_at_least(text.substr(0, text.size() - 1), 0);
+  const double seconds = number ? *number * unit->second : 0;
+  if (seconds <= 0 || seconds > 365.0 * 24 * 3600)
+    throw std::invalid_argument("option --time-limit: bad duration '" + text +
+                                "' (expected a number > 0 with s, m or h, e.g. 600s, 45m, 2h; a year at most)");
+  return seconds;
+}
+
+// The rules between options.
+void check_combination(const CLI::App& app, const AutotuneOptions& o) {
+  const auto given = [&](const char* name) { return app.count(name) > 0; };
+  if (o.verify_store) {
+    // The store names its space; options that only steer tuning would be silently ignored.
+    for (const CLI::Option* option : app.get_options())
+      if (option->count() > 0 && option->get_name() != "--verify-store" && option->get_name() != "--space" &&
+          option->get_name() != "--seed")
+        throw std::invalid_argument(option->get_name() + " does not apply to --verify-store");
+    return;
+  }
+  if (o.shared_b && !o.batched) throw std::invalid_argument("--shared-b applies to --batched only");
+  if (given("--shape") && (given("--shapes") || given("--image")))
+    throw std::invalid_argument("--shape gives the GEMMs itself; --shapes and --image apply to a model only");
+  if (o.shard && o.claim) throw std::invalid_argument("--shard and --claim both split the problem list: give one");
+}
+
+}  // namespace
+
+std::optional<AutotuneOptions> parse_autotune(const std::vector<std::string>& words) {
+  AutotuneOptions o;
+  App app("Finds the fastest correct kernel config for each GEMM shape on one execution space and writes\n"
+          "them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).",
+          "autotune", std::string(kMergeUsage) + "\n" + kMergeText + kTuneText);
+  app.add_option("--space", o.space, "serial | openmp | cuda")
+      ->transform(lower_case())
+      ->type_name("NAME")
+      ->default_str(KGEMM_DEFAULT_SPACE);
+  app.add_option("--shapes", o.model, "resnet18 | resnet34 | resnet50: the im2col GEMMs of the model")
+      ->type_name("MODEL")
+      ->capture_default_str();
+  app.add_list("--shape", o.shapes, "one shape MxNxK instead of a model (repeatable, or comma-separated)")
+      ->type_name("MxNxK");
+  app.add_option("--image", o.image, "input image side for --shapes")->transform(count())->type_name("N")->capture_default_str();
+  app.add_list("--batch", o.batches, "batch sizes, e.g. 1,128\nGEMM: M = batch*H*W. With --batched: batch products of M = H*W")
+      ->transform(count());
+  app.add_list("--dtype", o.dtypes, "fp32,fp16");
+  app.add_flag("--batched", o.batched, "tune batched products (each its own A and B)");
+  app.add_flag("--shared-b", o.shared_b, "with --batched: one B shared by the batch (a convolution's weights)");
+  app.add_option_function<std::string>(
+         "--strategy", [&](const std::string& text) { o.strategy = parse_strategy(text); },
+         "exhaustive | random | climb\n"
+         "climb: hill climbing from the best of the space's seed configs\n"
+         "(the default first; each split along K where its grid leaves the\n"
+         "device idle) and of the store's config for the shape (for a shape\n"
+         "it lacks, the config dispatch would run; on a device without a\n"
+         "store of its own, that of the nearest store of its architecture),\n"
+         "over configs one parameter step away, restarting at random from\n"
+         "each local optimum")
+      ->type_name("NAME")
+      ->default_str("climb");
+  app.add_option_function<std::string>(
+         "--budget", [&](const std::string& text) { o.budget = parse_budget(text); },
+         "per shape: N evaluations, or T seconds (e.g. 30s)")
+      ->type_name("N|Ts")
+      ->default_str("40");
+  app.add_option_function<std::string>(
+         "--time-limit",
+         [&](const std::string& text) {
+           o.time_limit = parse_time_limit(text);
+           o.time_limit_text = text;
+         },
+         "the whole run: T seconds, minutes or hours (e.g. 600s, 45m, 2h). The\n"
+         "shape under way when time runs out keeps the best config found so far\n"
+         "(its search cut short); later shapes are left for a rerun with --resume")
+      ->type_name("T");
+  app.add_option("--out", o.out,
+                 "store to update (default: the device's store in the search path when\n"
+                 "writable, else share/kgemm/configs beside the program when writable,\n"
+                 "else $XDG_DATA_HOME/kgemm, which starts as a copy of a read-only store)")
+      ->type_name("FILE");
+  add_lock_timeout(app, o.lock_timeout);
+  app.add_flag("--resume", o.resume,
+               "skip shapes the store already has (tuning again those whose config\n"
+               "cannot run here or was measured on an older kernel generation)");
+  app.add_option_function<std::string>(
+         "--shard", [&](const std::string& text) { o.shard = parse_shard(text); },
+         "tune only shard I of N (numbered from 0: 0/N .. N-1/N) of the\n"
+         "problem list (repeats dropped): problems I, I+N, I+2N, ... Each\n"
+         "shard writes its own store (--out, created even when the shard is\n"
+         "empty); `autotune merge` joins them")
+      ->type_name("I/N");
+  app.add_option("--claim", o.claim,
+                 "share the problem list with the autotune runs using the same DIR\n"
+                 "(on one node, or a shared file system): each problem goes to the\n"
+                 "first run to claim it (a file DIR/<problem>), so runs end about\n"
+                 "together however unequal the problems. Each run writes its own\n"
+                 "store (--out, created even when it tunes nothing); `autotune merge`\n"
+                 "joins them. Clear DIR before a new split: claims outlive their runs")
+      ->type_name("DIR");
+  app.add_option("--reps", o.reps, "timed repetitions per candidate, median")->transform(count())->type_name("N")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the inputs and the random strategies")
+      ->transform(integer(INT_MIN))
+      ->type_name("N")
+      ->capture_default_str();
+  app.add_option("--cache", o.cache, "also append every measurement to FILE (tab-separated)")->type_name("FILE");
+  app.add_option("--replay", o.replay, "take measurements from such a cache instead of running kernels")->type_name("FILE");
+  app.add_option("--verify-store", o.verify_store,
+                 "instead of tuning: run every entry of the store FILE on its problem on\n"
+                 "this device (random inputs from --seed; alpha 1, beta 0, then alpha -1.5,\n"
+                 "beta 0.5), check it as tuning does and report each entry's verdict; exit\n"
+                 "status 1 when any entry fails, cannot run here or is refused on load.\n"
+                 "On the store's own device, entries measured on an older kernel\n"
+                 "generation are re-timed against the space default and kept (with\n"
+                 "today's rates and generation) or dropped (wrong, or slower than the\n"
+                 "default), and the store is rewritten so")
+      ->type_name("FILE");
+  if (!app.read(words)) return std::nullopt;
+  check_combination(app, o);
+  return o;
+}
+
+std::optional<MergeOptions> parse_merge(const std::vector<std::string>& words) {
+  MergeOptions o;
+  App app(kMergeText, "autotune merge", "");
+  app.add_option("--out", o.out, "the store to create or extend")->type_name("FILE");
+  add_lock_timeout(app, o.lock_timeout);
+  app.add_option("STORE", o.inputs, "the stores to merge into --out")->type_name("");
+  if (!app.read(words)) return std::nullopt;
+  if (!app.count("--out")) throw std::invalid_argument(std::string("merge: --out FILE is required (") + kMergeUsage + ")");
+  if (o.out.empty()) throw std::invalid_argument("merge: option --out needs a file name");
+  return o;
+}
+
+}  // namespace kgemm::cli

@@ -1,0 +1,61 @@
+#include "kgemm/cli/compare_strategies_options.hpp"
+
+#include "kgemm/cli/options.hpp"
+
+namespace kgemm::cli {
+
+namespace {
+
+const char* kAbout = R"(Replays each strategy (default: every one autotune offers but exhaustive) on every problem the
+caches measured exhaustively, from the starts its search would be given, with each budget (evaluations,
+the space default's measurement included, as autotune counts it), over several seeds, and prints
+per strategy and budget the geometric mean and the worst over problems of the best rate found
+(the default's included) over the exhaustive best, how many problems reach 0.98 of it, and the
+evaluations spent on average.)";
+
+const char* kFooter = R"(--starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
+  store     (default) the config dispatch would run from a store holding every other problem of the
+            cache with its exhaustive best (the dispatch model ranking them with the cache's
+            device facts): a shape tuned where its neighbours are already tuned
+  seeds     the seeds alone: a shape nothing is known about
+  recorded  the store's config the measuring run had, if any
+)";
+
+}  // namespace
+
+std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vector<std::string>& words) {
+  CompareStrategiesOptions o;
+  std::vector<std::string> strategies = CLI::detail::split(searching_strategies(), ',');
+  std::string starts = "store";
+  std::map<DType, std::vector<std::string>> seeds{{DType::F32, {}}, {DType::F16, {}}};
+  App app(kAbout, "kgemm-compare-strategies", kFooter);
+  app.add_list("--cache", o.caches, "measurement caches of exhaustive autotune runs (autotune --strategy\nexhaustive --cache FILE)")
+      ->type_name("FILE,...")
+      ->required();
+  app.add_list("--budgets", o.budgets, "evaluations per search")->transform(count());
+  app.add_option("--seeds", o.seeds, "seeds per problem and budget")->transform(count())->type_name("N")->capture_default_str();
+  app.add_list("--strategies", strategies, "the strategies replayed");
+  app.add_option("--starts", starts, "store | seeds | recorded (below)")
+      ->check(one_of({"store", "seeds", "recorded"}))
+      ->type_name("NAME")
+      ->capture_default_str();
+  const char* seeds_help =
+      "the space's seeds for the dtype instead of those recorded (config\n"
+      "strings, the default first), each split along K for the cache's device as\n"
+      "autotune splits them (search_space.hpp): what other seeds would have given,\n"
+      "on the same measurements";
+  app.add_list("--f32-seeds", seeds[DType::F32], seeds_help)->type_name("CONFIGS");
+  app.add_list("--f16-seeds", seeds[DType::F16], seeds_help)->type_name("CONFIGS");
+  app.add_flag("--per-problem", o.per_problem, "a row per problem (mean and worst over seeds)");
+  app.add_option("--worst", o.worst, "the N problems the first strategy does worst on at the first budget")
+      ->transform(integer(0))
+      ->type_name("N");
+  if (!app.read(words)) return std::nullopt;
+  for (const std::string& name : strategies) o.strategies.push_back(parse_strategy(name));
+  o.starts = starts == "seeds" ? Starts::Seeds : starts == "recorded" ? Starts::Recorded : Starts::Store;
+  for (const auto& [dtype, texts] : seeds)
+    for (const std::string& text : texts) o.seed_configs[dtype].push_back(parse_config(text));
+  return o;
+}
+
+}  // namespace kgemm::cli
