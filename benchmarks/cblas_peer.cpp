@@ -59,8 +59,8 @@ of kgemm's rows it compares with. Every row's first call is checked against fp64
 repetitions and the console shows their aggregates (the JSON file holds all).
 )");
   app.add_list("--threads", o.threads,
-                       "the library's threads, one set of rows each (default: as many as Kokkos'\n"
-                       "OpenMP space takes: $OMP_NUM_THREADS when set, else the CPUs this process may use)")
+                       "the library's threads, one set of rows each; by default as many as Kokkos'\n"
+                       "OpenMP space takes: $OMP_NUM_THREADS when set, else the CPUs this process may use")
       ->transform(kgemm::cli::count());
   app.add_option("--model", o.model, "resnet18 | resnet34 | resnet50")->type_name("NAME")->capture_default_str();
   app.add_list("--image", o.images, "input image sides")->transform(kgemm::cli::count());
