@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # s24 (issue 40): the warp-specialized fp16 kernel (_ws) with a bulk tensor copy (TMA) producer,
-# in one device call. .device/fp16 holds this tree's build (test_gemm test_api kgemm-run
-# autotune) and, where a call compares builds, .device/fp16/base another build's kgemm-run (both
+# in one device call; s25 ran it on the H200 with its store (STORE, default the H100's) and pack
+# (PACK, default .device/fp16). PACK holds this tree's build (test_gemm test_api kgemm-run
+# autotune) and, where a call compares builds, PACK/base another build's kgemm-run (both
 # packed by /work/gpu/pack.sh), beside a copy of this script.
 # Steps (STEPS, default "tests probes cublas"): tests: the CUDA tests with the team scratch lift
 # on, and off at run time; probes: fixed _ws configs (PROBE_CONFIGS) on the 19 batch-128
@@ -11,11 +12,11 @@
 # with it; cublas: the cuBLAS peer on the same inputs (20 layers). Everything under $OUT/r,
 # tarred into $OUT/results.tgz.
 set -u
-D=$PWD/.device/fp16; R=$OUT/r; mkdir -p "$R"
+D=$PWD/${PACK:-.device/fp16}; R=$OUT/r; mkdir -p "$R"
 "$D/unpack.sh" > /dev/null
 sides=tma; [ -x "$D/base/unpack.sh" ] && "$D/base/unpack.sh" > /dev/null && sides="base tma"
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-T=$D/tests; X=$D/tools; B=$D/base/tools; STORE=$PWD/configs/cuda-nvidia-h100-80gb-hbm3.yaml
+T=$D/tests; X=$D/tools; B=$D/base/tools; STORE=$PWD/${STORE:-configs/cuda-nvidia-h100-80gb-hbm3.yaml}
 STEPS=${STEPS:-tests probes cublas}
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 step() { echo "=== $(date +%T) $*"; }
