@@ -426,7 +426,7 @@ void Reporter::why(const RunResult& run) {
   std::vector<WhyRow> rows;
   for (const LayerResult& l : run.layers)
     rows.push_back({&l.shape, l.config, l.why->source, l.why->prediction, nearest_entry(store ? &*store : nullptr, l.problem),
-                    l.problem.flops() / l.kernel_s * 1e-9});
+                    layer_row(l).gflops()});
   write_why_table(*run.set, run.dtype, rows);
 }
 
