@@ -26,26 +26,31 @@ if(Kokkos_VERSION VERSION_LESS 3.4.1)
 endif()
 message(STATUS "kgemm: Kokkos ${Kokkos_VERSION} from ${Kokkos_DIR}, devices: ${Kokkos_DEVICES}")
 
-# find_package(<package> CONFIG) or stop, naming it and the Debian package that has it; `option`
-# is the build option that asks for it (empty: the library itself). A macro: the package's
-# variables (benchmark_VERSION, ...) stay visible to the caller.
-macro(kgemm_require package what debian option)
+# find_package(<package> CONFIG) or stop, naming it and the Debian package that has it; the
+# further arguments are the build options that ask for it, all of which turned off do without it
+# (none: the library itself). A macro: the package's variables (benchmark_VERSION, ...) stay
+# visible to the caller.
+macro(kgemm_require package what debian)
   find_package(${package} CONFIG QUIET)
   if(NOT ${package}_FOUND)
     set(_kgemm_how "Run ci/bootstrap.sh, or: apt-get install ${debian}")
-    if(NOT "${option}" STREQUAL "")
-      string(APPEND _kgemm_how " (or -D${option}=OFF)")
+    set(_kgemm_off "")
+    foreach(_kgemm_option ${ARGN})
+      string(APPEND _kgemm_off " -D${_kgemm_option}=OFF")
+    endforeach()
+    if(_kgemm_off)
+      string(APPEND _kgemm_how " (or${_kgemm_off})")
     endif()
     kgemm_missing("${what}" "${_kgemm_how}")
   endif()
 endmacro()
 
-kgemm_require(yaml-cpp "yaml-cpp" libyaml-cpp-dev "")
+kgemm_require(yaml-cpp "yaml-cpp" libyaml-cpp-dev)
 if(KGEMM_BUILD_TESTS AND NOT KGEMM_BUILD_TOOLS)
   kgemm_missing("the tools the tests run" "Turn KGEMM_BUILD_TOOLS on, or KGEMM_BUILD_TESTS off")
 endif()
 if(KGEMM_BUILD_TOOLS OR KGEMM_BUILD_BENCHMARKS)
-  kgemm_require(CLI11 "CLI11 (the command lines of the tools and benchmarks)" libcli11-dev KGEMM_BUILD_TOOLS)
+  kgemm_require(CLI11 "CLI11 (the command lines of the tools and benchmarks)" libcli11-dev KGEMM_BUILD_TOOLS KGEMM_BUILD_BENCHMARKS)
 endif()
 if(KGEMM_BUILD_TOOLS)
   kgemm_require(fmt "fmt (the tools' reports)" libfmt-dev KGEMM_BUILD_TOOLS)
