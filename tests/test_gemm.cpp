@@ -292,6 +292,38 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
   }
 }
 
+// The warp-specialized kernel launches as many teams as run at once and each walks its blocks
+// (and split-K ranges) in turn, its slab buffers and barriers carried from one block to the next:
+// products of several times more blocks than that, unsplit and split along K, one product and
+// batches. Results leave by bulk stores (beta = 0, C's rows 16-byte aligned: N a multiple of 8,
+// clipped at edges that cut a box) or from the registers (beta != 0, or rows unaligned).
+KGEMM_CASE_TEST(GemmTest, WarpSpecializedTeamsWalkSeveralBlocks) {
+  using Space = typename TypeParam::ExecSpace;
+  if (!has_tensor_cores<TypeParam>() || dtype_of<typename TypeParam::Value>() != DType::F16)
+    GTEST_SKIP() << "no warp-specialized kernel for this case";
+  const std::vector<Config> configs = {{64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 2},
+                                       {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 3},
+                                       {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 2, 1, 4}};
+  const Problem probe{Kernel::Gemm, DType::F16, 'n', 'n', 64, 64, 64, 1};
+  for (const Config& config : configs) {
+    if (const std::string why = why_illegal<Space>(probe, config); !why.empty()) {
+      std::printf("[skipped] %s\n", why.c_str());
+      continue;
+    }
+    for (const int n : {1032, 1030}) {
+      GemmCheck g;
+      g.m = 4100, g.n = n, g.k = 200, g.alpha = 1.5f, g.pad_ab = true, g.config = config;
+      run_check<TypeParam>(g);
+    }
+    for (const float beta : {0.0f, -0.5f}) {
+      GemmCheck b;
+      b.batched = true, b.batch = 8, b.m = 600, b.n = 296, b.k = 130, b.pad_ab = true;
+      b.alpha = 1.5f, b.beta = beta, b.config = config;
+      run_check<TypeParam>(b);
+    }
+  }
+}
+
 // The warp-specialized kernel's bulk tensor copies read operands row-major with 16-byte aligned
 // data, rows and products: a call whose A or B starts off 16 bytes, has rows or products not a
 // multiple of 8 elements apart, or is transposed is refused naming the copies, and the same

@@ -159,15 +159,28 @@ std::optional<typename Functor::LaunchPolicy> make_policy(const ExecSpace& space
     return std::nullopt;
   }
   using Policy = typename Functor::LaunchPolicy;
-  Policy policy(space, functor.league_size(), Kokkos::AUTO);
+  // A persistent kernel's teams walk the work items: as many teams as run at once.
+  int league = functor.work_items();
+  if constexpr (Functor::kPersistent) {
+    const int at_once =
+        teams_at_once<ExecSpace, Functor, Policy>(c.team, team_block_bytes(scratch, c.team), Functor::kTeamsPerSM);
+    if (at_once > 0 && at_once < league) league = at_once;
+  }
+  Policy policy(space, league, Kokkos::AUTO);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch));
   const int team_max = policy.team_size_max(functor, Kokkos::ParallelForTag());
+  if (team_max == 0) {  // Kokkos fits no team: the scratch of the teams the launch bounds put on a multiprocessor
+    why = config_reason(c, ": " + std::string(ExecSpace::name()) + " launches no team of this kernel with " +
+                               std::to_string(scratch) + " bytes of team scratch (and the teams per multiprocessor its "
+                               "launch bounds ask for); shrink mb, nb, kb or the slab buffers");
+    return std::nullopt;
+  }
   if (c.team > team_max) {
     why = config_reason(c, ": team size " + std::to_string(c.team) + " exceeds " + ExecSpace::name() +
                                "'s maximum of " + std::to_string(team_max) + " for this kernel; lower team");
     return std::nullopt;
   }
-  return Policy(space, functor.league_size(), c.team)
+  return Policy(space, league, c.team)
       .set_scratch_size(level, Kokkos::PerTeam(scratch));
 }
 

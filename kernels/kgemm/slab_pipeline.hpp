@@ -120,12 +120,16 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   }
 
   KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
-  int league_size() const { return ceil_div(blocks(), products_per_team) * splits; }
+  // A team's work item: the blocks of its products, one split of each. The grid launches a team
+  // per work item; a persistent kernel (kPersistent) as many as run at once, each walking work
+  // items league_size() apart.
+  int work_items() const { return ceil_div(blocks(), products_per_team) * splits; }
+  static constexpr bool kPersistent = false;
 
   // Global memory the kernel reads beside the operands, set up for a launch on `space`: split K's
-  // partial blocks, one per team.
+  // partial blocks, one per work item.
   void use_global_memory(const ExecSpace&) {
-    if (splits > 1) partials = split_partials<typename ExecSpace::memory_space>(std::size_t(league_size()) * mb * nb);
+    if (splits > 1) partials = split_partials<typename ExecSpace::memory_space>(std::size_t(work_items()) * mb * nb);
   }
 
   KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {
@@ -140,12 +144,13 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
 
   KOKKOS_INLINE_FUNCTION ProductTeam<Member> product_team(const Member& team) const { return {team, threads_per_product}; }
 
-  KOKKOS_INLINE_FUNCTION BlockOrigin origin(const Member& team, int group) const {
-    const int wanted = team.league_rank() / splits * products_per_team + group;
+  // Where product team `group` of work item `work` (a team's league rank, where each has one) works.
+  KOKKOS_INLINE_FUNCTION BlockOrigin origin(int work, int group) const {
+    const int wanted = work / splits * products_per_team + group;
     const bool writes = wanted < blocks();
     const int block = writes ? wanted : blocks() - 1;
     const BlockOrigin at = place(block);
-    return {at.b, at.m0, at.n0, block, team.league_rank() % splits, writes};
+    return {at.b, at.m0, at.n0, block, work % splits, writes};
   }
   // Where block `block` lies: a block's splits are neighbours, then consecutive blocks walk
   // across N where B is the smaller operand (N < M: batch 128's im2col GEMMs, most of batch 1's),

@@ -31,7 +31,7 @@ struct TensorCoreGemm
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
     const auto team = this->product_team(whole_team);
-    const BlockOrigin at = this->origin(whole_team, team.group);
+    const BlockOrigin at = this->origin(whole_team.league_rank(), team.group);
     char* scratch = this->scratch(whole_team, 0, team.group);
     const int warp = team.team_rank() / Cores::warp;
     const int row0 = (warp / warps_n) * WM, col0 = (warp % warps_n) * WN;

@@ -123,7 +123,7 @@ struct TiledGemm : SlabPipeline<ExecSpace, Scalar, Acc, Runs, SlabBuffers> {
     if constexpr (!kKRuns && std::is_same<Scalar, float>::value && std::is_same<Acc, float>::value)
       if (whole_tiles_in_place) return multiply_in_place(whole_team);
     const auto team = this->product_team(whole_team);
-    const BlockOrigin at = this->origin(whole_team, team.group);
+    const BlockOrigin at = this->origin(whole_team.league_rank(), team.group);
     char* scratch = this->scratch(whole_team, partial_bytes(), team.group);
     Acc* partial = this->template extra<Acc>(scratch);
     const bool in_registers = tiles_per_thread == 1;

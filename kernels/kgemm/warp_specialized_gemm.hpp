@@ -11,8 +11,15 @@
 // a buffer back once the group reading it is done. Buffers go back and forth through two
 // shared-memory barriers each (spaces/: mbarrier), so no warp waits for the whole team once per
 // slab as the team-barrier pipeline's do, and the tensor cores get the next group while the last
-// one still runs. Results go from the registers to C two adjacent columns per store, as the
-// other warpgroup kernel's do.
+// one still runs.
+//
+// The grid is persistent: as many teams as run at once (teams_at_once), each walking its blocks
+// in turn with the same buffers and barriers, so the producer copies a block's first slabs while
+// the tiles still multiply or store the last one's. Results leave through shared memory by bulk
+// stores where C allows it (stores_by_copy), so the tiles' warps go on to the next block while
+// C is written; elsewhere two adjacent columns per store from the registers, as the other
+// warpgroup kernel's do. Short-K layers spend most of their time filling the pipeline and
+// writing C, which these two overlap with the multiplies.
 //
 // Bulk copies, not 16-byte copies by every producer thread: the latter spent about twice the
 // study's instructions per slab on address arithmetic (docs/gpu-notes.md, s22). The copies read
@@ -30,6 +37,7 @@
 
 #include "kgemm/slab_pipeline.hpp"
 #include "kgemm/spaces/mbarrier.hpp"
+#include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/spaces/tensor_maps.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 
@@ -55,25 +63,32 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
       BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 64 ? 640 : 384, TeamsPerSM>;
   static constexpr int kGroup = wgmma::kWarpgroupThreads;
   static constexpr int KB = Tile::staged_k;
-  // Two barriers per buffer, after the buffers: `full` (the producer's arrival and its copies'
-  // bytes: the slab landed) and `empty` (every consumer thread's: the group reading it is done).
+  static constexpr bool kPersistent = true;
+  static constexpr int kTeamsPerSM = TeamsPerSM;
+  // Two barriers per buffer: `full` (the producer's arrival and its copies' bytes: the slab
+  // landed) and `empty` (every consumer thread's: the group reading it is done).
   static constexpr std::size_t kBarrierBytes = 2 * SlabBuffers * sizeof(std::uint64_t);
 
   int groups_n;   // tiles across the block
   int consumers;  // tiles of the block: the producer's rank comes after theirs
   bool a_batched, b_batched;  // whether the operand's tensor has a product per batch index (else one for all)
-  const tensor_copy::Map* maps = nullptr;  // A's and B's, in global memory (use_global_memory)
+  bool c_by_copy;             // results leave through shared memory by bulk stores (stores_by_copy)
+  const tensor_copy::Map* maps = nullptr;  // A's, B's and C's, in global memory (use_global_memory)
+  int work_count;                          // work_items(): device code reads it for the walk
 
   WarpSpecializedGemm(const GemmArgs<half>& a, const Config& c)
       : Pipeline(a, c, wgmma::kInstructionK), groups_n(c.nb / WN), consumers(c.micro_tiles()),
-        a_batched(batched(a.A, a.batch)), b_batched(batched(a.B, a.batch)) {}
+        a_batched(batched(a.A, a.batch)), b_batched(batched(a.B, a.batch)), c_by_copy(stores_by_copy(a, *this)),
+        work_count(this->work_items()) {}
 
-  static bool batched(const MatrixRef<const half>& x, int batch) { return batch > 1 && x.batch_stride != 0; }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static bool batched(const MatrixRef<T>& x, int batch) { return batch > 1 && x.batch_stride != 0; }
 
   // op(X) as a tensor of its columns (contiguous), rows and products, in boxes of 64 columns (a
   // swizzled row's 128 bytes) x `box_rows`. Extents of at least 1: with K = 0 nothing is copied,
-  // and no map is made.
-  static tensor_copy::Tiles tiles_of(const MatrixRef<const half>& x, int batch, int box_rows) {
+  // and no map of A or B is made.
+  template <class T>
+  static tensor_copy::Tiles tiles_of(const MatrixRef<T>& x, int batch, int box_rows) {
     tensor_copy::Tiles t;
     const auto at_least_one = [](int n) { return std::uint64_t(n > 1 ? n : 1); };
     t.data = x.data;
@@ -87,6 +102,18 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   // A's slab: the block's rows, 64 k each; B's: 64 k rows of 64 columns, nb / 64 boxes a slab.
   static tensor_copy::Tiles a_tiles(const GemmArgs<half>& a, int mb) { return tiles_of(a.A, a.batch, mb); }
   static tensor_copy::Tiles b_tiles(const GemmArgs<half>& a) { return tiles_of(a.B, a.batch, KB); }
+  // C's: a tile's 64 rows, 64 columns a store.
+  static tensor_copy::Tiles c_tiles(const GemmArgs<half>& a) { return tiles_of(a.C, a.batch, wgmma::kInstructionM); }
+
+  // Whether a tile's results go to C by bulk stores: each tile's warpgroup writes them to shared
+  // memory and one of its threads hands them to the copy engine, so the warps go on to the next
+  // block while C is written. Where C is not read (beta = 0) and is row-major with 16-byte
+  // aligned data, rows and products, and K is not split (partial blocks are fp32). The stores
+  // clip at C's edges. Otherwise each thread stores its pairs (store_results).
+  static bool stores_by_copy(const GemmArgs<half>& a, const Pipeline& p) {
+    return p.splits == 1 && a.beta == 0.0f && a.C.col_stride == 1 && tensor_copy::why_no_maps().empty() &&
+           tensor_copy::describable(c_tiles(a));
+  }
 
   // Whether bulk tensor copies can read the call's A and B (row-major, 16-byte aligned data, rows
   // and products) into the block's slabs.
@@ -95,16 +122,23 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
            tensor_copy::describable(a_tiles(a, c.mb)) && tensor_copy::describable(b_tiles(a));
   }
 
-  std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(kBarrierBytes); }
+  // The kernel's own scratch after the slab buffers: the block's results staged for C (on the
+  // swizzle's period: slab buffers are), then the barriers. Whether or not a call stores by copy,
+  // so that what a config needs does not depend on C.
+  KOKKOS_INLINE_FUNCTION std::size_t staged_c_bytes() const { return std::size_t(this->mb) * this->nb * sizeof(half); }
+  KOKKOS_INLINE_FUNCTION std::size_t extra_bytes() const { return staged_c_bytes() + kBarrierBytes; }
+  std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(extra_bytes()); }
 
-  // Split K's partial blocks, and the operands' tensor maps in global memory, on the launch's stream.
+  // Split K's partial blocks, and the operands' tensor maps in global memory, on the launch's
+  // stream. With K = 0 there are no maps of A and B (nothing is copied).
   void use_global_memory(const ExecSpace& space) {
     Pipeline::use_global_memory(space);
-    if (this->slabs == 0) return;
-    const tensor_copy::Map pair[2] = {tensor_copy::encode(a_tiles(this->args, this->mb)),
-                                      tensor_copy::encode(b_tiles(this->args))};
+    if (this->slabs == 0 && !c_by_copy) return;
+    tensor_copy::Map group[3] = {};
+    if (this->slabs > 0) group[0] = tensor_copy::encode(a_tiles(this->args, this->mb)), group[1] = tensor_copy::encode(b_tiles(this->args));
+    if (c_by_copy) group[2] = tensor_copy::encode(c_tiles(this->args));
 #if defined(KGEMM_TENSOR_MAPS)
-    maps = tensor_copy::maps_on(space, pair);
+    maps = tensor_copy::maps_on(space, group);
 #endif
   }
 
@@ -116,72 +150,117 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   }
 
 #if defined(KGEMM_WGMMA)
-  // One thread: slab t of the team's range goes to buffer t % SlabBuffers, once the consumers
-  // gave it back; its copies complete on the buffer's `full` barrier (no wait here).
-  KOKKOS_INLINE_FUNCTION void produce(char* scratch, std::uint64_t* full, std::uint64_t* empty, const BlockOrigin& at,
-                                      int first, int count) const {
+  // The team's work items, first to last: work item `work` of `count`-th.
+  template <class Visit>
+  KOKKOS_INLINE_FUNCTION void for_each_work_item(const Member& team, Visit&& visit) const {
+    for (int work = team.league_rank(); work < work_count; work += team.league_size()) visit(this->origin(work, 0));
+  }
+
+  // One thread: the team's slabs, over its blocks in turn, go to the buffers in turn (slab t of
+  // the team's walk to buffer t % SlabBuffers), each once the consumers gave it back; the copies
+  // complete on the buffer's `full` barrier (no wait here). Slabs of the team's next block are
+  // copied while the consumers store the last one's results.
+  KOKKOS_INLINE_FUNCTION void produce(const Member& team, char* scratch, std::uint64_t* full, std::uint64_t* empty) const {
+    if (this->slabs == 0) return;  // K = 0: no maps either
     const tensor_copy::Map* a_map = maps;
     const tensor_copy::Map* b_map = maps + 1;
     tensor_copy::prefetch(a_map);
     tensor_copy::prefetch(b_map);
-    const int a_product = a_batched ? at.b : 0, b_product = b_batched ? at.b : 0;
     const int b_boxes = this->nb / wgmma::kTileK;
     const unsigned bytes = unsigned(this->mb + this->nb) * KB * sizeof(half);
-    for (int t = 0; t < count; ++t) {
-      const int buffer = t % SlabBuffers, k0 = (first + t) * KB;
-      if (t >= SlabBuffers) mbarrier::wait(&empty[buffer], (t / SlabBuffers - 1) & 1);
-      mbarrier::arrive_expecting(&full[buffer], bytes);
-      tensor_copy::load_box(a_slab(scratch, buffer), a_map, &full[buffer], k0, at.m0, a_product);
-      half* b = b_slab(scratch, buffer);
-      for (int j = 0; j < b_boxes; ++j)
-        tensor_copy::load_box(b + j * KB * wgmma::kTileK, b_map, &full[buffer], at.n0 + j * wgmma::kTileK, k0, b_product);
-    }
+    int t = 0;
+    for_each_work_item(team, [&](const BlockOrigin& at) {
+      const int a_product = a_batched ? at.b : 0, b_product = b_batched ? at.b : 0;
+      const auto range = this->slab_range(at);
+      for (int slab = range.first; slab < range.end; ++slab, ++t) {
+        const int buffer = t % SlabBuffers, k0 = slab * KB;
+        if (t >= SlabBuffers) mbarrier::wait(&empty[buffer], (t / SlabBuffers - 1) & 1);
+        mbarrier::arrive_expecting(&full[buffer], bytes);
+        tensor_copy::load_box(a_slab(scratch, buffer), a_map, &full[buffer], k0, at.m0, a_product);
+        half* b = b_slab(scratch, buffer);
+        for (int j = 0; j < b_boxes; ++j)
+          tensor_copy::load_box(b + j * KB * wgmma::kTileK, b_map, &full[buffer], at.n0 + j * wgmma::kTileK, k0, b_product);
+      }
+    });
   }
 
-  // The tile's warpgroup: slab t's group issued, then slab t - 1's waited for and its buffer
-  // given back.
+  // The tile's warpgroup, over one block's `count` slabs, the team's slabs `t` onwards: each
+  // slab's group issued, then the previous slab's waited for and its buffer given back; the
+  // last one's once the tile is done.
   KOKKOS_INLINE_FUNCTION void consume(Tile& tile, char* scratch, std::uint64_t* full, std::uint64_t* empty, int row0,
-                                      int col0, int count) const {
-    for (int t = 0; t < count; ++t) {
+                                      int col0, int t, int count) const {
+    for (int s = 0; s < count; ++s, ++t) {
       const int buffer = t % SlabBuffers;
       mbarrier::wait(&full[buffer], (t / SlabBuffers) & 1);
       tile.multiply_staged(a_slab(scratch, buffer) + row0 * KB, b_slab(scratch, buffer), col0);
-      if (t > 0) {
+      if (s > 0) {
         tile.template wait_for_groups<1>();
         mbarrier::arrive(&empty[(t - 1) % SlabBuffers]);
       }
     }
     tile.template wait_for_groups<0>();
+    if (count > 0) mbarrier::arrive(&empty[(t - 1) % SlabBuffers]);
+  }
+
+  // The tile's results (alpha applied) to C by bulk stores from `staged`, the tile's boxes: once
+  // the tile's last stores have read them, the warpgroup writes the boxes, and one of its
+  // threads (`storer`) stores them, not waiting. Named barrier `group + 1` is the warpgroup's.
+  KOKKOS_INLINE_FUNCTION void store_by_copy(const Tile& tile, half* staged, const BlockOrigin& at, int row0, int col0,
+                                            int group, bool storer) const {
+    if (storer) tensor_copy::wait_stores_read<0>();
+    wgmma::sync_warpgroup(group + 1);
+    // 64 x 64 boxes in the swizzled layout the copies read, WN / 64 of them.
+    constexpr wgmma::SwizzledSlab boxes{wgmma::kInstructionM, wgmma::kTileK, int(sizeof(half))};
+    const float alpha = this->args.alpha;
+    tile.for_each_pair([&](int i, int j, float first, float second) {
+      const float run[2] = {first, second};
+      Pipeline::store_packed(staged + boxes.offset(i, j), run, alpha);
+    });
+    wgmma::fence_shared_for_async();
+    wgmma::sync_warpgroup(group + 1);
+    if (!storer) return;
+    const int product = batched(this->args.C, this->args.batch) ? at.b : 0;
+    for (int box = 0; box < WN / wgmma::kTileK; ++box)
+      tensor_copy::store_box(maps + 2, staged + box * wgmma::kInstructionM * wgmma::kTileK,
+                             at.n0 + col0 + box * wgmma::kTileK, at.m0 + row0, product);
+    tensor_copy::commit_stores();
   }
 #endif
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
 #if defined(KGEMM_WGMMA)
-    const BlockOrigin at = this->origin(team, 0);
-    char* scratch = this->scratch(team, kBarrierBytes, 0);
-    std::uint64_t* full = this->template extra<std::uint64_t>(scratch);
+    char* scratch = this->scratch(team, extra_bytes(), 0);
+    half* staged_c = this->template extra<half>(scratch);
+    std::uint64_t* full = reinterpret_cast<std::uint64_t*>(staged_c + this->mb * this->nb);
     std::uint64_t* empty = full + SlabBuffers;
     if (team.team_rank() == 0) {
       for (int b = 0; b < SlabBuffers; ++b) mbarrier::init(&full[b], 1), mbarrier::init(&empty[b], kGroup * consumers);
       mbarrier::init_visible_to_copies();
     }
     team.team_barrier();
-    const auto range = this->slab_range(at);
-    const int count = range.end - range.first;
     const int rank = team.team_rank(), group = rank / kGroup;
     if (group == consumers) {
-      if (rank == consumers * kGroup) produce(scratch, full, empty, at, range.first, count);
+      if (rank == consumers * kGroup) produce(team, scratch, full, empty);
       return;
     }
     const int row0 = group / groups_n * wgmma::kInstructionM, col0 = group % groups_n * WN;
-    Tile tile(rank % kGroup);
-    consume(tile, scratch, full, empty, row0, col0, count);
-    this->template store_results<2>(at, [&](auto&& store) {
-      tile.for_each_pair([&](int i, int j, float first, float second) {
-        const float run[2] = {first, second};
-        store(row0 + i, col0 + j, run);
+    half* staged = staged_c + group * wgmma::kInstructionM * WN;
+    const bool storer = rank % kGroup == 0;
+    int t = 0;
+    for_each_work_item(team, [&](const BlockOrigin& at) {
+      const auto range = this->slab_range(at);
+      Tile tile(rank % kGroup);
+      consume(tile, scratch, full, empty, row0, col0, t, range.end - range.first);
+      t += range.end - range.first;
+      if (c_by_copy) return store_by_copy(tile, staged, at, row0, col0, group, storer);
+      this->template store_results<2>(at, [&](auto&& store) {
+        tile.for_each_pair([&](int i, int j, float first, float second) {
+          const float run[2] = {first, second};
+          store(row0 + i, col0 + j, run);
+        });
       });
     });
+    if (c_by_copy && storer) tensor_copy::wait_stores_done();  // shared memory outlives the stores' reads
 #else
     (void)team;
     Kokkos::abort("kgemm: warp-specialized configs (_ws) need device code compiled for sm_90a and a GPU of compute capability 9.0");

@@ -112,7 +112,7 @@ struct WarpgroupGemm : SlabPipeline<ExecSpace, half, half, true, SlabBuffers, Wa
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
     const auto team = this->product_team(whole_team);
-    const BlockOrigin at = this->origin(whole_team, team.group);
+    const BlockOrigin at = this->origin(whole_team.league_rank(), team.group);
     char* scratch = this->scratch(whole_team, 0, team.group);
     const int group = team.team_rank() / Cores::warpgroup;
     const int row0 = group / groups_n * wgmma::kInstructionM, col0 = group % groups_n * WN;

@@ -115,7 +115,7 @@ struct WarpgroupTf32x3Gemm : SlabPipeline<ExecSpace, float, float, true, SlabBuf
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& whole_team) const {
     const auto team = this->product_team(whole_team);
-    const BlockOrigin at = this->origin(whole_team, team.group);
+    const BlockOrigin at = this->origin(whole_team.league_rank(), team.group);
     char* scratch = this->scratch(whole_team, small_part_bytes(), team.group);
     float* small_parts = this->template extra<float>(scratch);
     const int group = team.team_rank() / Cores::warpgroup;

@@ -22,10 +22,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "kgemm/spaces/compat.hpp"
 
@@ -33,8 +35,12 @@
 #define KGEMM_TEAM_SCRATCH_LIFT_TESTED_KOKKOS (KOKKOS_VERSION == 40601)
 #define KGEMM_TEAM_SCRATCH_LIFT_TESTED_NAMES "4.6.01"
 
-#if defined(KOKKOS_ENABLE_CUDA) && defined(KGEMM_LIFT_TEAM_SCRATCH) && KGEMM_TEAM_SCRATCH_LIFT_TESTED_KOKKOS
+#if defined(KOKKOS_ENABLE_CUDA) && KGEMM_TEAM_SCRATCH_LIFT_TESTED_KOKKOS
+// Which kernel function Kokkos launches for a functor is known for these versions.
+#define KGEMM_KOKKOS_KERNEL_FUNCTION_KNOWN 1
+#if defined(KGEMM_LIFT_TEAM_SCRATCH)
 #define KGEMM_TEAM_SCRATCH_LIFTABLE 1
+#endif
 #endif
 
 namespace kgemm {
@@ -89,6 +95,18 @@ TeamScratchLimit find_team_scratch_limit() {
   return {0, 0, false, std::string(ExecSpace::name()) + " caps no team scratch by block"};
 }
 
+#if defined(KGEMM_KOKKOS_KERNEL_FUNCTION_KNOWN)
+// The kernel function Kokkos 4.6 launches Functor with under Policy: ParallelFor's driver through
+// CudaParallelLaunch, by the launch mechanism it deduces.
+template <class Functor, class Policy>
+auto kokkos_kernel_function() {
+  using Driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
+  using Launch = Kokkos::Impl::CudaParallelLaunchKernelFunc<
+      Driver, typename Policy::launch_bounds, Kokkos::Impl::DeduceCudaLaunchMechanism<Driver>::launch_mechanism>;
+  return Launch::get_kernel_func();
+}
+#endif
+
 }  // namespace detail
 
 // Worked out once per process (KGEMM_TEAM_SCRATCH_LIFT is read then).
@@ -116,6 +134,51 @@ int max_team_scratch_bytes(int level, int team_size) {
   if (level != 0 || limit.block_bytes == 0) return granted;
   const int launchable = int(limit.block_bytes) - int(team_block_bytes(0, team_size));
   return launchable > granted ? launchable : granted;
+}
+
+// How many teams of `team_size` threads with `block_bytes` of shared memory each
+// (team_block_bytes) the device runs at once of kgemm's kernel of Functor under Policy: what a
+// persistent grid launches. Where the kernel function Kokkos launches is known, CUDA's occupancy
+// of it (its registers, the launch bounds, shared memory); elsewhere what the multiprocessors'
+// shared memory holds, at most `bound` to a multiprocessor (the launch bounds' minimum, which the
+// registers were fitted to). 0 on spaces without multiprocessors. Call it where the kernel may
+// have `block_bytes` (inside a TeamScratchLift past Kokkos' cap).
+template <class ExecSpace, class Functor, class Policy>
+int teams_at_once(int team_size, std::size_t block_bytes, int bound) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    struct Multiprocessors {
+      int count;
+      std::size_t shared_bytes, reserved_bytes;  // a multiprocessor's shared memory; what CUDA keeps of it per block
+    };
+    static const Multiprocessors sms = [] {
+      const cudaDeviceProp& prop = Kokkos::Cuda().cuda_device_prop();
+      return Multiprocessors{prop.multiProcessorCount, prop.sharedMemPerMultiprocessor,
+                             std::size_t(prop.reservedSharedMemPerBlock)};
+    }();
+    int per_multiprocessor = int(sms.shared_bytes / (block_bytes + sms.reserved_bytes));
+    if (per_multiprocessor > bound) per_multiprocessor = bound;
+#if defined(KGEMM_KOKKOS_KERNEL_FUNCTION_KNOWN)
+    // Asked once per team size and shared memory: the query costs a call's worth of host time.
+    static std::mutex mutex;
+    static std::map<std::pair<int, std::size_t>, int> known;
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = known.find({team_size, block_bytes});
+    if (found != known.end()) return found->second;
+    int resident = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, detail::kokkos_kernel_function<Functor, Policy>(),
+                                                      team_size, block_bytes) == cudaSuccess &&
+        resident > 0)
+      per_multiprocessor = resident;
+    return known[{team_size, block_bytes}] = sms.count * (per_multiprocessor > 0 ? per_multiprocessor : 1);
+#else
+    (void)team_size;
+#endif
+    return sms.count * (per_multiprocessor > 0 ? per_multiprocessor : 1);
+  }
+#endif
+  (void)team_size, (void)block_bytes, (void)bound;
+  return 0;
 }
 
 // For the life of the object, Kokkos checks kgemm's launch of Functor under Policy against the
@@ -153,15 +216,11 @@ class TeamScratchLift {
     static std::mutex m;
     return m;
   }
-  // The opt-in on the kernel function Kokkos 4.6 launches this functor with (ParallelFor's
-  // driver through CudaParallelLaunch, by the launch mechanism it deduces); false when the
-  // kernel's own static shared memory is more than the reserve.
+  // The opt-in on the kernel function Kokkos launches this functor with; false when the kernel's
+  // own static shared memory is more than the reserve.
   static bool allow_on_kernel(std::size_t block_bytes) {
     static const bool allowed = [block_bytes] {
-      using Driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
-      using Launch = Kokkos::Impl::CudaParallelLaunchKernelFunc<
-          Driver, typename Policy::launch_bounds, Kokkos::Impl::DeduceCudaLaunchMechanism<Driver>::launch_mechanism>;
-      const auto kernel = Launch::get_kernel_func();
+      const auto kernel = detail::kokkos_kernel_function<Functor, Policy>();
       cudaFuncAttributes attributes{};
       return cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess &&
              attributes.sharedSizeBytes <= std::size_t(kStaticSharedReserve) &&

@@ -6,7 +6,8 @@
 // bytes it wrote (mbarrier.hpp: arrive_expecting). Elements of the box outside the tensor arrive
 // as zeros. The copy engine reads the tensor's address, extents and strides from a tensor map
 // (CUtensorMap, 128 bytes) in global, constant or parameter memory, which the host encodes
-// (tensor_maps.hpp).
+// (tensor_maps.hpp). Stores go the other way, from shared memory to the tensor, clipped at its
+// edges.
 //
 // Compiled where device code has `wgmma` (KGEMM_WGMMA, sm_90a): the one kernel that uses them
 // is the warp-specialized one, which exists only there.
@@ -38,6 +39,24 @@ __device__ inline void load_box(void* to, const Map* map, std::uint64_t* barrier
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(kgemm::detail::shared_address(barrier)), "r"(x), "r"(y), "r"(z)
       : "memory");
 }
+
+// The other way: the box at `from` (shared memory laid out as load_box lands it) to the tensor
+// `map` describes, first element (x, y, z); elements outside the tensor are not written. The
+// thread's stores issued since its last commit_stores() form one group, which it can wait for.
+__device__ inline void store_box(const Map* map, const void* from, int x, int y, int z) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(kgemm::detail::shared_address(from)), "r"(x), "r"(y), "r"(z)
+               : "memory");
+}
+__device__ inline void commit_stores() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Returns once at most InFlight of the thread's store groups may still read their shared memory.
+template <int InFlight>
+__device__ inline void wait_stores_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(InFlight) : "memory");
+}
+// Returns once every store group of the thread has written its tensor.
+__device__ inline void wait_stores_done() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 #endif
 
 }  // namespace tensor_copy

@@ -115,6 +115,10 @@ __device__ inline void wait_group() {
 // proxy) by each writing thread before the barrier that precedes the wgmma reading it.
 __device__ inline void fence_shared_for_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// Waits for the warpgroup's threads alone (named barrier `id`, 1 to 15: 0 is the team's), where
+// one warpgroup hands shared memory to another unit (a bulk store) without stopping the team.
+__device__ inline void sync_warpgroup(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+
 // Keeps the compiler from moving the accumulators' reads or writes across a wgmma boundary:
 // call on the accumulators before fence() and after wait_group() (between fence() and the
 // wgmma it would count as a write of theirs, which serializes the wgmma: ptxas warning C7515).

@@ -10,13 +10,8 @@ D=$PWD/.device/h100; R=$OUT/r; mkdir -p "$R"
 "$D/unpack.sh" > /dev/null
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 T=$D/tests; X=$D/tools; STORE=$PWD/configs/cuda-nvidia-h100-80gb-hbm3.yaml
-step() { echo "=== $(date +%T) $*"; }
-geomean() {  # geomean FILE.csv: kgemm-run's per-layer GFLOP/s, as TFLOP/s
-  python3 -c 'import csv, math, sys
-r = [float(x["gflops"]) for x in csv.DictReader(open(sys.argv[1])) if x["row"] == "layer"]
-print(sys.argv[1].rsplit("/", 1)[-1], "geomean %.1f TFLOP/s over %d layers" % (math.exp(sum(map(math.log, r)) / len(r)) / 1e3, len(r)))' "$1"
-}
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$R/gpu.txt"
+. "$PWD/docs/results/h100/device_lib.sh"  # run from the checkout's root
+gpu_info "$R"
 
 step tests
 $T/test_store --gtest_filter='*Cuda*:TunedConfigs*:OperandLayout*' --gtest_brief=1 > "$R/test_store.log" 2>&1

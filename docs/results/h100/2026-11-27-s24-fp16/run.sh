@@ -7,7 +7,8 @@
 # Steps (STEPS, default "tests probes cublas"): tests: the CUDA tests with the team scratch lift
 # on, and off at run time; probes: fixed _ws configs (PROBE_CONFIGS) on the 19 batch-128
 # ResNet-50 layers with K % 8 = 0, both builds (or this one alone), alternating, ROUNDS rounds
-# (default 2), and the committed store;
+# (default 2), and the committed store; BASE_ENV: the base side is this build with those
+# environment variables (s26: the persistent grid off);
 # tune: fp16 batch 128 autotune (budget $BUDGET, default 30) from the committed store, kgemm-run
 # with it; cublas: the cuBLAS peer on the same inputs (20 layers). Everything under $OUT/r,
 # tarred into $OUT/results.tgz.
@@ -15,17 +16,14 @@ set -u
 D=$PWD/${PACK:-.device/fp16}; R=$OUT/r; mkdir -p "$R"
 "$D/unpack.sh" > /dev/null
 sides=tma; [ -x "$D/base/unpack.sh" ] && "$D/base/unpack.sh" > /dev/null && sides="base tma"
+# BASE_ENV (e.g. "NAME=1"): the base side is this build run with those variables set
+base_env=(); [ -n "${BASE_ENV:-}" ] && { sides="base tma"; read -r -a base_env <<< "env $BASE_ENV"; }
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 T=$D/tests; X=$D/tools; B=$D/base/tools; STORE=$PWD/${STORE:-configs/cuda-nvidia-h100-80gb-hbm3.yaml}
 STEPS=${STEPS:-tests probes cublas}
 has() { [[ " $STEPS " == *" $1 "* ]]; }
-step() { echo "=== $(date +%T) $*"; }
-geomean() {  # geomean FILE.csv: kgemm-run's per-layer GFLOP/s, as TFLOP/s
-  python3 -c 'import csv, math, sys
-r = [float(x["gflops"]) for x in csv.DictReader(open(sys.argv[1])) if x["row"] == "layer" and x["gflops"]]
-print(sys.argv[1].rsplit("/", 1)[-1], "geomean %.1f TFLOP/s over %d layers" % (math.exp(sum(map(math.log, r)) / len(r)) / 1e3, len(r)) if r else "no layers")' "$1"
-}
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$R/gpu.txt"
+. "$PWD/docs/results/h100/device_lib.sh"  # run from the checkout's root
+gpu_info "$R"
 (cd "$R" && "$OLDPWD/benchmarks/cublas_peer/build.sh" /tmp/cublas_peer) > "$R/cublas-build.log" 2>&1 &
 build=$!
 
@@ -51,8 +49,8 @@ if has probes; then
              mb64_nb128_kb64_tm64_tn128_team256_st4_ws mb64_nb128_kb64_tm64_tn128_team256_st3_ws \
              mb128_nb64_kb64_tm64_tn64_team384_st4_ws}; do
       for side in $sides; do
-        bin=$X; [ $side = base ] && bin=$B
-        timeout 60 $bin/kgemm-run --space cuda --shape "$shapes" --dtype fp16 --config $c --format csv > "$R/probe-$side-$c-r$round.csv" 2> "$R/probe.err"
+        bin=$X; run=(); [ $side = base ] && { [ ${#base_env[@]} -gt 0 ] && run=("${base_env[@]}") || bin=$B; }
+        timeout 60 "${run[@]}" $bin/kgemm-run --space cuda --shape "$shapes" --dtype fp16 --config $c --format csv > "$R/probe-$side-$c-r$round.csv" 2> "$R/probe.err"
         echo "rc=$? $side $c $(geomean "$R/probe-$side-$c-r$round.csv") $(head -c 200 "$R/probe.err")"
       done
     done
@@ -83,6 +81,10 @@ if has tune; then
   echo "autotune rc=$? $(grep -h 'team scratch\|geometric' "$R/autotune-fp16.log")"
   KGEMM_CONFIG_FILE=$R/tuned-fp16.yaml $X/kgemm-run --space cuda --batch 128 --dtype fp16 --format csv > "$R/tuned-fp16.csv" 2> "$R/tuned-fp16.err"
   geomean "$R/tuned-fp16.csv"
+  if [ ${#base_env[@]} -gt 0 ]; then
+    KGEMM_CONFIG_FILE=$R/tuned-fp16.yaml "${base_env[@]}" $X/kgemm-run --space cuda --batch 128 --dtype fp16 --format csv > "$R/tuned-fp16-base.csv" 2>&1
+    echo "base ($BASE_ENV): $(geomean "$R/tuned-fp16-base.csv")"
+  fi
 fi
 wait $build
 if has cublas; then
