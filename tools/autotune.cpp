@@ -220,9 +220,9 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
       const std::string illegal = kgemm::why_illegal<ExecSpace>(problem, held.config);
       const std::string why =
           !illegal.empty() ? "the stored config cannot run here (" + illegal + ")"
-          : held.generation < kgemm::kKernelGeneration
-              ? "it was measured on kernel generation " + std::to_string(held.generation) + ", the code's is " +
-                    std::to_string(kgemm::kKernelGeneration)
+          : kgemm::measured_on_older_kernels(held, store.header.device.is_host())
+              ? "it was measured on kernel generation " + std::to_string(held.generation) + ", before its kernels " +
+                    "changed at " + std::to_string(kgemm::kernels_changed_at(held.config.family, store.header.device.is_host()))
               : "";
       if (why.empty()) {
         std::fprintf(stderr, "[%d/%d] %s: already in the store, skipped (--resume)\n", index, int(todo.size()), key.c_str());
@@ -314,14 +314,15 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
   const std::size_t count = store.entries().size() + refused.size();
   std::printf("verify-store: %s: %zu entries tuned on %s, checked on %s\n", path.c_str(), count,
               kgemm::to_string(store.header.device).c_str(), kgemm::to_string(device).c_str());
-  if (!own && store.oldest_generation() < kgemm::kKernelGeneration)
-    std::printf("verify-store: entries of kernel generations before %d are re-timed only on the store's own device\n",
-                kgemm::kKernelGeneration);
+  const bool host = store.header.device.is_host();
+  if (!own && store.entries_on_older_kernels() > 0)
+    std::printf("verify-store: entries measured before their kernels changed are re-timed only on the store's own "
+                "device\n");
   std::size_t index = 0, failed = refused.size();
   std::vector<std::pair<kgemm::Problem, std::optional<kgemm::TunedEntry>>> rechecked;  // nullopt: dropped
   for (const std::string& why : refused) std::printf("[%zu/%zu] FAILED, refused on load: %s\n", ++index, count, why.c_str());
   for (const kgemm::TunedEntry& entry : store.entries()) {
-    const bool stale = own && entry.generation < kgemm::kKernelGeneration;
+    const bool stale = own && kgemm::measured_on_older_kernels(entry, host);
     std::string why = kgemm::why_illegal<ExecSpace>(entry.problem, entry.config), verdict;
     try {
       if (!why.empty())
@@ -354,7 +355,7 @@ bool verify_store(const ExecSpace& space, const kgemm::ConfigStore& store, const
       for (const auto& [problem, entry] : rechecked) {
         // An entry another writer measured on today's kernels meanwhile stays.
         const kgemm::TunedEntry* held = latest.exact(problem);
-        if (held && held->generation >= kgemm::kKernelGeneration) continue;
+        if (held && !kgemm::measured_on_older_kernels(*held, host)) continue;
         if (entry)
           latest.put(*entry);
         else

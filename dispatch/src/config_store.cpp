@@ -140,6 +140,12 @@ bool ConfigStore::erase(const Problem& problem) {
   return true;
 }
 
+std::size_t ConfigStore::entries_on_older_kernels() const {
+  const bool host = header.device.is_host();
+  return std::size_t(std::count_if(entries_.begin(), entries_.end(),
+                                   [host](const TunedEntry& entry) { return measured_on_older_kernels(entry, host); }));
+}
+
 int ConfigStore::oldest_generation() const {
   int oldest = kKernelGeneration;
   for (const TunedEntry& entry : entries_) oldest = std::min(oldest, entry.generation);

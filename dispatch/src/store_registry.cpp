@@ -226,9 +226,10 @@ ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::strin
 }
 
 std::string generation_note(const ConfigStore& store) {
-  const int oldest = store.oldest_generation();
-  if (oldest >= kKernelGeneration) return "";
-  return "generation " + std::to_string(oldest) + ", code is " + std::to_string(kKernelGeneration) +
+  const std::size_t older = store.entries_on_older_kernels();
+  if (older == 0) return "";
+  return std::to_string(older) + " entries measured before their kernels changed (oldest generation " +
+         std::to_string(store.oldest_generation()) + ", code's " + std::to_string(kKernelGeneration) + ")" +
          ": re-check with autotune --verify-store";
 }
 

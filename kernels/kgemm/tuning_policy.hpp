@@ -109,7 +109,7 @@ struct TuningPolicy<Kokkos::Cuda> {
               {64, 64, 32, 32, 32, 128, Family::TensorCore},                       // warps' 32 x 32 tiles: small M or N
               {64, 128, 64, 64, 128, 128, Family::Warpgroup},      // one warpgroup's 64 x 128 tile
               {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4},  // warp-specialized, 4 x 32 KB buffers
-              {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 4},  // its 64 x 256 tiles, 4 x 48 KB buffers
+              {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 3},  // its 64 x 256 tiles, 3 x 48 KB buffers
               {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 4}};    // the same on 64 x 64 blocks
     std::vector<Config> seeds = {default_config(dtype),
                                  {64, 64, 32, 8, 4, 128},

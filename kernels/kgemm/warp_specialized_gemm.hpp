@@ -72,13 +72,15 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   int groups_n;   // tiles across the block
   int consumers;  // tiles of the block: the producer's rank comes after theirs
   bool a_batched, b_batched;  // whether the operand's tensor has a product per batch index (else one for all)
+  bool stages_c;              // the config keeps scratch for the block's results (stages_results)
   bool c_by_copy;             // results leave through shared memory by bulk stores (stores_by_copy)
   const tensor_copy::Map* maps = nullptr;  // A's, B's and C's, in global memory (use_global_memory)
   int work_count;                          // work_items(): device code reads it for the walk
 
   WarpSpecializedGemm(const GemmArgs<half>& a, const Config& c)
       : Pipeline(a, c, wgmma::kInstructionK), groups_n(c.nb / WN), consumers(c.micro_tiles()),
-        a_batched(batched(a.A, a.batch)), b_batched(batched(a.B, a.batch)), c_by_copy(stores_by_copy(a, *this)),
+        a_batched(batched(a.A, a.batch)), b_batched(batched(a.B, a.batch)), stages_c(stages_results(c)),
+        c_by_copy(stores_by_copy(a, c)),
         work_count(this->work_items()) {}
 
   template <class T>
@@ -105,13 +107,17 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   // C's: a tile's 64 rows, 64 columns a store.
   static tensor_copy::Tiles c_tiles(const GemmArgs<half>& a) { return tiles_of(a.C, a.batch, wgmma::kInstructionM); }
 
+  // Whether a config keeps scratch for the block's results: where it does not split K (split K's
+  // partial blocks are fp32, stored from registers). By the config alone, so that what it needs
+  // does not depend on the call's C.
+  static bool stages_results(const Config& c) { return c.ks == 1; }
   // Whether a tile's results go to C by bulk stores: each tile's warpgroup writes them to shared
   // memory and one of its threads hands them to the copy engine, so the warps go on to the next
-  // block while C is written. Where C is not read (beta = 0) and is row-major with 16-byte
-  // aligned data, rows and products, and K is not split (partial blocks are fp32). The stores
-  // clip at C's edges. Otherwise each thread stores its pairs (store_results).
-  static bool stores_by_copy(const GemmArgs<half>& a, const Pipeline& p) {
-    return p.splits == 1 && a.beta == 0.0f && a.C.col_stride == 1 && tensor_copy::why_no_maps().empty() &&
+  // block while C is written. Where the config stages results and C is not read (beta = 0) and
+  // is row-major with 16-byte aligned data, rows and products. The stores clip at C's edges.
+  // Otherwise each thread stores its pairs (store_results).
+  static bool stores_by_copy(const GemmArgs<half>& a, const Config& c) {
+    return stages_results(c) && a.beta == 0.0f && a.C.col_stride == 1 && tensor_copy::why_no_maps().empty() &&
            tensor_copy::describable(c_tiles(a));
   }
 
@@ -123,9 +129,10 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   }
 
   // The kernel's own scratch after the slab buffers: the block's results staged for C (on the
-  // swizzle's period: slab buffers are), then the barriers. Whether or not a call stores by copy,
-  // so that what a config needs does not depend on C.
-  KOKKOS_INLINE_FUNCTION std::size_t staged_c_bytes() const { return std::size_t(this->mb) * this->nb * sizeof(half); }
+  // swizzle's period: slab buffers are) where the config stages them, then the barriers.
+  KOKKOS_INLINE_FUNCTION std::size_t staged_c_bytes() const {
+    return stages_c ? std::size_t(this->mb) * this->nb * sizeof(half) : 0;
+  }
   KOKKOS_INLINE_FUNCTION std::size_t extra_bytes() const { return staged_c_bytes() + kBarrierBytes; }
   std::size_t scratch_bytes() const { return Pipeline::scratch_bytes(extra_bytes()); }
 
@@ -231,7 +238,7 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
 #if defined(KGEMM_WGMMA)
     char* scratch = this->scratch(team, extra_bytes(), 0);
     half* staged_c = this->template extra<half>(scratch);
-    std::uint64_t* full = reinterpret_cast<std::uint64_t*>(staged_c + this->mb * this->nb);
+    std::uint64_t* full = reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(staged_c) + staged_c_bytes());
     std::uint64_t* empty = full + SlabBuffers;
     if (team.team_rank() == 0) {
       for (int b = 0; b < SlabBuffers; ++b) mbarrier::init(&full[b], 1), mbarrier::init(&empty[b], kGroup * consumers);

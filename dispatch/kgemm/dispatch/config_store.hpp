@@ -57,6 +57,12 @@ struct TunedEntry {
   }
 };
 
+// Whether `entry`, of a host device (`host`) or a GPU, was measured on kernels of its config's
+// family that have changed since (kernel_generation.hpp).
+inline bool measured_on_older_kernels(const TunedEntry& entry, bool host) {
+  return older_kernels(entry.generation, entry.config.family, host);
+}
+
 // A store that cannot be read or written. what() is "kgemm: <path>: <what is wrong, where>".
 class StoreError : public std::runtime_error {
  public:
@@ -130,9 +136,10 @@ class ConfigStore {
   // Removes the entry of `problem`; false when there is none.
   bool erase(const Problem& problem);
   const std::vector<TunedEntry>& entries() const { return entries_; }
-  // The oldest generation of its entries (kKernelGeneration when it has none): below the code's,
-  // some of its rates were measured on kernels that have since changed.
+  // The oldest generation of its entries (kKernelGeneration when it has none).
   int oldest_generation() const;
+  // How many of its entries were measured on kernels that have changed since (older_kernels).
+  std::size_t entries_on_older_kernels() const;
 
  private:
   std::vector<TunedEntry> entries_;  // sorted by StoreOrder, one per problem
