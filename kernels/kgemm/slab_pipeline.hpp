@@ -6,7 +6,7 @@
 // pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
 // (tensor_core_gemm.hpp). With split K (Config::ks) several teams share a block, each over its
 // own range of slabs into a partial block of its own, and a second kernel adds them up into C
-// (sum_splits, launched by split_sum.hpp). With
+// (split_sum.hpp). With
 // several products per team (Config::bb) each product team works as a team of its own here,
 // in its own share of the scratch (product_team.hpp).
 #include <Kokkos_Core.hpp>
@@ -340,42 +340,6 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
 
   KOKKOS_INLINE_FUNCTION float* partial_block(int block, int split) const {
     return partials + (std::size_t(block) * splits + split) * mb * nb;
-  }
-
-  // Split K, in a kernel of its own after the GEMM's: adds each block's partial blocks up, in
-  // split order, into C. Index `index` sums one run of R columns of one row of one block (R = 4
-  // where rows allow it: 16-byte reads), the reads of kSplitsInFlight splits in flight at once.
-  // A sum inside the GEMM kernel (by the last team of each block) would run on one team per
-  // block, and its code would sit in the kernel whether a call splits or not, raising the
-  // registers of every launch; a kernel of its own keeps the GEMM kernel's registers and sums
-  // with every thread of the device (docs/gpu-notes.md, s11).
-  static constexpr int kSplitsInFlight = 8;
-  KOKKOS_INLINE_FUNCTION int sum_run() const { return nb % 4 == 0 ? 4 : 1; }
-  int split_sums() const { return blocks() * mb * (nb / sum_run()); }
-  KOKKOS_INLINE_FUNCTION void sum_splits(int index) const {
-    if (sum_run() == 4)
-      sum_splits_run<4>(index);
-    else
-      sum_splits_run<1>(index);
-  }
-  template <int R>
-  KOKKOS_INLINE_FUNCTION void sum_splits_run(int index) const {
-    const int runs_per_block = mb * (nb / R);
-    const BlockOrigin at = place(index / runs_per_block);
-    const int r = index % runs_per_block / (nb / R), c = index % (nb / R) * R;
-    if (at.m0 + r >= args.C.rows || at.n0 + c >= args.C.cols) return;
-    const float* run = partial_block(at.block, 0) + r * nb + c;
-    const std::size_t split_elements = std::size_t(mb) * nb;
-    float sum[R] = {};
-    for (int first = 0; first < splits; first += kSplitsInFlight) {
-      Packed<float, R> values[kSplitsInFlight];
-      for (int s = 0; s < kSplitsInFlight; ++s)
-        if (first + s < splits) values[s] = *reinterpret_cast<const Packed<float, R>*>(run + (first + s) * split_elements);
-      for (int s = 0; s < kSplitsInFlight; ++s)
-        if (first + s < splits)
-          for (int q = 0; q < R; ++q) sum[q] += values[s].v[q];
-    }
-    for (int q = 0; q < R; ++q) store_c(at.b, at.m0 + r, at.n0 + c + q, sum[q]);
   }
 
   // C(b, i, j) = alpha * value + beta * C(b, i, j) inside C. C is not read when beta == 0

@@ -2,9 +2,10 @@
 # s25 (issue 41): the tree after the tools' CLI11 port, the report rewrite and the kernel family
 # enum, on the H100 in one call: its CUDA suites, then kgemm-run of this tree (.device/new) and of
 # the s24 build (.device/h200: kgemm-run and autotune built before these changes) on ResNet-50
-# batch 1 and 128, fp32 and fp16, the committed store, alternating, two rounds.
+# batch 1 and 128, fp32 and fp16, the committed store, alternating, two rounds. NEW and OLD name
+# other packs (s26: the split-K sum moved out of SlabPipeline, against the build before it).
 set -u
-N=$PWD/.device/new; O=$PWD/.device/h200; R=$OUT/r; mkdir -p "$R"
+N=$PWD/${NEW:-.device/new}; O=$PWD/${OLD:-.device/h200}; R=$OUT/r; mkdir -p "$R"
 "$N/unpack.sh" > /dev/null; "$O/unpack.sh" > /dev/null
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$R/gpu.txt"
 geomean() {
