@@ -217,12 +217,13 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
     const std::string key = kgemm::to_string(problem);
     if (options.resume && store.exact(problem)) {
       const kgemm::TunedEntry& held = *store.exact(problem);
+      const bool host = store.header.device.is_host();
       const std::string illegal = kgemm::why_illegal<ExecSpace>(problem, held.config);
       const std::string why =
           !illegal.empty() ? "the stored config cannot run here (" + illegal + ")"
-          : kgemm::measured_on_older_kernels(held, store.header.device.is_host())
+          : kgemm::measured_on_older_kernels(held, host)
               ? "it was measured on kernel generation " + std::to_string(held.generation) + ", before its kernels " +
-                    "changed at " + std::to_string(kgemm::kernels_changed_at(held.config.family, store.header.device.is_host()))
+                    "changed at " + std::to_string(kgemm::kernels_changed_at(held.config.family, host))
               : "";
       if (why.empty()) {
         std::fprintf(stderr, "[%d/%d] %s: already in the store, skipped (--resume)\n", index, int(todo.size()), key.c_str());

@@ -122,7 +122,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
   // A team's work item: the blocks of its products, one split of each. The grid launches a team
   // per work item; a persistent kernel (kPersistent) as many as run at once, each walking work
-  // items league_size() apart.
+  // items the league size apart.
   int work_items() const { return ceil_div(blocks(), products_per_team) * splits; }
   static constexpr bool kPersistent = false;
 

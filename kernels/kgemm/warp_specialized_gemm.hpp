@@ -37,7 +37,6 @@
 
 #include "kgemm/slab_pipeline.hpp"
 #include "kgemm/spaces/mbarrier.hpp"
-#include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/spaces/tensor_maps.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 
@@ -157,7 +156,7 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   }
 
 #if defined(KGEMM_WGMMA)
-  // The team's work items, first to last: work item `work` of `count`-th.
+  // The team's work items in turn: its league rank's, then one a league further each time.
   template <class Visit>
   KOKKOS_INLINE_FUNCTION void for_each_work_item(const Member& team, Visit&& visit) const {
     for (int work = team.league_rank(); work < work_count; work += team.league_size()) visit(this->origin(work, 0));

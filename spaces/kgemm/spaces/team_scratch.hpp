@@ -105,6 +105,23 @@ auto kokkos_kernel_function() {
       Driver, typename Policy::launch_bounds, Kokkos::Impl::DeduceCudaLaunchMechanism<Driver>::launch_mechanism>;
   return Launch::get_kernel_func();
 }
+
+// CUDA's occupancy of that kernel function: teams of `team_size` threads with `block_bytes` of
+// shared memory each that a multiprocessor holds at once (0 where CUDA does not say). Asked once
+// per team size and shared memory: the query costs a call's worth of host time.
+template <class Functor, class Policy>
+int resident_teams(int team_size, std::size_t block_bytes) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, std::size_t>, int> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto found = known.find({team_size, block_bytes});
+  if (found != known.end()) return found->second;
+  int resident = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kokkos_kernel_function<Functor, Policy>(), team_size,
+                                                    block_bytes) != cudaSuccess)
+    resident = 0;
+  return known[{team_size, block_bytes}] = resident;
+}
 #endif
 
 }  // namespace detail
@@ -159,18 +176,8 @@ int teams_at_once(int team_size, std::size_t block_bytes, int bound) {
     int per_multiprocessor = int(sms.shared_bytes / (block_bytes + sms.reserved_bytes));
     if (per_multiprocessor > bound) per_multiprocessor = bound;
 #if defined(KGEMM_KOKKOS_KERNEL_FUNCTION_KNOWN)
-    // Asked once per team size and shared memory: the query costs a call's worth of host time.
-    static std::mutex mutex;
-    static std::map<std::pair<int, std::size_t>, int> known;
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto found = known.find({team_size, block_bytes});
-    if (found != known.end()) return found->second;
-    int resident = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, detail::kokkos_kernel_function<Functor, Policy>(),
-                                                      team_size, block_bytes) == cudaSuccess &&
-        resident > 0)
+    if (const int resident = detail::resident_teams<Functor, Policy>(team_size, block_bytes); resident > 0)
       per_multiprocessor = resident;
-    return known[{team_size, block_bytes}] = sms.count * (per_multiprocessor > 0 ? per_multiprocessor : 1);
 #else
     (void)team_size;
 #endif
