@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fmt/format.h>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -32,6 +33,7 @@
 #include "kgemm/tuner/tune_problem.hpp"
 #include "kgemm/tuner/tool_output.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -126,40 +128,53 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_;
 };
 
+// A problem of the run and what the store now holds for it: the table's row.
 struct Row {
   Request request;
   kgemm::TunedEntry entry;
-  bool skipped = false;
+  bool skipped = false;  // --resume: the stored entry, not tuned again
   std::optional<kgemm::PrecisionGate> gate;
+
+  double speedup() const { return entry.default_gflops > 0 ? entry.gflops / entry.default_gflops : 0; }
+};
+
+using kgemm::report::Columns;
+using kgemm::report::kTable;
+using kgemm::report::Style;
+using kgemm::report::Value;
+
+const Columns<Row> kColumns{
+    {"layer", "layer", 28, Style::Text, kTable, [](const Row& r) -> Value { return r.request.layer; }},
+    {"problem", "problem", 26, Style::Text, kTable, [](const Row& r) -> Value { return kgemm::to_string(r.entry.problem); }},
+    {"default_gflops", "default", 9, Style::Rate, kTable, [](const Row& r) -> Value { return r.entry.default_gflops; }},
+    {"gflops", "tuned", 9, Style::Rate, kTable, [](const Row& r) -> Value { return r.entry.gflops; }},
+    {"speedup", "speedup", 8, Style::Speedup, kTable, [](const Row& r) -> Value { return r.speedup(); }},
+    {"candidates", "tried", 5, Style::Count, kTable, [](const Row& r) -> Value { return r.entry.candidates; }},
+    // fp32 problems with tensor-core candidates are gated (precision_gate.hpp); a table without one leaves it out.
+    {"errors", "max rel. error: SIMT / 3xTF32 families", 62, Style::Text, kTable,
+     [](const Row& r) -> Value { return r.gate ? kgemm::describe(*r.gate) : std::string(); }},
+    {"config", "config", 0, Style::Text, kTable, [](const Row& r) -> Value {
+       return kgemm::to_string(r.entry.config) + (r.skipped ? "  (from store)" : "");
+     }},
 };
 
 void print_table(const std::vector<Row>& rows) {
   const bool gated = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.gate.has_value(); });
-  constexpr int kErrorsWidth = 62;  // SIMT and both families
-  std::printf("\n%-28s %-26s %9s %9s %8s %5s  %s%s\n", "layer", "problem", "default", "tuned", "speedup", "tried",
-              gated ? "max rel. error: SIMT / 3xTF32 families                        " : "", "config");
+  const Columns<Row> columns = gated ? kColumns : kColumns.without("errors");
+  fmt::print("\n{}\n", columns.table_header());
   double log_sum = 0;
   int counted = 0;
   for (const Row& r : rows) {
-    const auto& e = r.entry;
-    const double speedup = e.default_gflops > 0 ? e.gflops / e.default_gflops : 0;
-    char errors[128] = "";
-    if (r.gate)
-      std::snprintf(errors, sizeof errors, "%-*s ", kErrorsWidth, kgemm::describe(*r.gate).c_str());
-    else if (gated)
-      std::snprintf(errors, sizeof errors, "%-*s ", kErrorsWidth, "");
-    std::printf("%-28s %-26s %9.1f %9.1f %7.2fx %5d  %s%s%s\n", r.request.layer.c_str(),
-                kgemm::to_string(e.problem).c_str(), e.default_gflops, e.gflops, speedup, e.candidates, errors,
-                kgemm::to_string(e.config).c_str(), r.skipped ? "  (from store)" : "");
-    if (speedup > 0) log_sum += std::log(speedup), ++counted;
+    fmt::print("{}\n", columns.table_line(r));
+    if (r.speedup() > 0) log_sum += std::log(r.speedup()), ++counted;
   }
   if (counted > 0)
-    std::printf("geometric-mean speed-up of tuned over default: %.2fx over %d shapes (GFLOP/s = 2*M*N*K*batch / time)\n",
-                std::exp(log_sum / counted), counted);
+    fmt::print("geometric-mean speed-up of tuned over default: {:.2f}x over {} shapes (GFLOP/s = 2*M*N*K*batch / time)\n",
+               std::exp(log_sum / counted), counted);
   if (gated)
-    std::printf("3xTF32 (fp32 on tensor cores: configs ending in _tc, on Hopper also _wg) offered per family where its "
-                "error on the problem's inputs is at most %.0fx the SIMT default's (max |C - C_fp64| / max |C_fp64|)\n",
-                kgemm::kMaxSplitTf32ErrorRatio);
+    fmt::print("3xTF32 (fp32 on tensor cores: configs ending in _tc, on Hopper also _wg) offered per family where its "
+               "error on the problem's inputs is at most {:.0f}x the SIMT default's (max |C - C_fp64| / max |C_fp64|)\n",
+               kgemm::kMaxSplitTf32ErrorRatio);
 }
 
 template <class ExecSpace>

@@ -4,13 +4,14 @@
 // hardware needed: the searches read the recorded numbers, so every strategy sees the same ones.
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <iterator>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kgemm/cli/compare_strategies_options.hpp"
@@ -21,6 +22,7 @@
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/tool_output.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -37,6 +39,11 @@ struct Replayed {
   std::optional<double> dispatch_pick;  // its rate over the best (dispatch_picks), where the cache names its device
 
   kgemm::Measurement measure(const kgemm::Config& c) const { return measured.at(kgemm::to_string(c)); }
+  // The config string of the exhaustive best (the first in config order on a tie).
+  const std::string& best_config() const {
+    return std::find_if(measured.begin(), measured.end(), [&](const auto& m) { return m.second.correct && m.second.gflops == best; })
+        ->first;
+  }
   // What autotune keeps of a search: its best, or the default measured before it where that is
   // faster; and the evaluations it cost, the default's included.
   std::pair<double, int> tune(kgemm::Strategy strategy, int budget, std::uint64_t seed) const {
@@ -150,10 +157,49 @@ struct Cell {
   int reaching(double share) const { return int(std::count_if(worst.begin(), worst.end(), [&](double w) { return w >= share; })); }
 };
 
-std::string fixed(double value, int digits = 3) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
+using kgemm::report::Columns;
+using kgemm::report::kTable;
+using kgemm::report::Style;
+using kgemm::report::Value;
+
+// The summary's row: a strategy at a budget over every problem.
+struct Summary {
+  kgemm::Strategy strategy;
+  int budget;
+  const Cell* cell;
+  std::size_t problems;
+};
+
+const Columns<Summary> kSummaryColumns{
+    {"strategy", "strategy", 0, Style::Text, kTable, [](const Summary& r) -> Value { return std::string(kgemm::to_string(r.strategy)); }},
+    {"budget", "budget", 0, Style::Count, kTable, [](const Summary& r) -> Value { return r.budget; }},
+    {"geomean", "geomean", 0, Style::Share, kTable, [](const Summary& r) -> Value { return r.cell->geomean(); }},
+    {"worst", "worst", 0, Style::Share, kTable, [](const Summary& r) -> Value { return r.cell->worst_problem(); }},
+    {"reaching", ">= 0.98", 0, Style::Count, kTable,
+     [](const Summary& r) -> Value { return fmt::format("{} of {}", r.cell->reaching(0.98), r.problems); }},
+    {"evaluations", "evaluations", 0, Style::Count, kTable, [](const Summary& r) -> Value { return r.cell->evaluations; }},
+};
+
+// --per-problem's columns, a row per problem (its index): its candidates and exhaustive best, and
+// per strategy and budget the mean over seeds (the worst seed).
+Columns<std::size_t> per_problem_columns(const std::vector<Replayed>& problems, const std::vector<kgemm::Strategy>& strategies,
+                                         const std::vector<int>& budgets, const std::map<std::pair<int, int>, Cell>& cells) {
+  const std::vector<Replayed>* all = &problems;  // the columns outlive this call's references
+  std::vector<kgemm::report::Column<std::size_t>> columns{
+      {"problem", "problem", 0, Style::Text, kTable, [all](std::size_t p) -> Value { return (*all)[p].key; }},
+      {"candidates", "candidates", 0, Style::Count, kTable, [all](std::size_t p) -> Value { return int((*all)[p].candidates.size()); }},
+      {"best_gflops", "exhaustive best GFLOP/s", 0, Style::Rate, kTable, [all](std::size_t p) -> Value { return (*all)[p].best; }},
+  };
+  for (std::size_t s = 0; s < strategies.size(); ++s)
+    for (std::size_t b = 0; b < budgets.size(); ++b) {
+      const Cell* cell = &cells.at({int(s), int(b)});
+      const char* strategy = kgemm::to_string(strategies[s]);
+      columns.push_back({fmt::format("{}_{}", strategy, budgets[b]), fmt::format("{} {}", strategy, budgets[b]), 0, Style::Share,
+                         kTable, [cell](std::size_t p) -> Value {
+                           return fmt::format("{:.3f} ({:.3f})", cell->ratio[p], cell->worst[p]);
+                         }});
+    }
+  return Columns<std::size_t>(std::move(columns));
 }
 
 }  // namespace
@@ -189,65 +235,46 @@ int main(int argc, char** argv) {
         cell.evaluations /= double(problems.size()) * seeds;
       }
 
-    std::printf("%zu problems measured exhaustively (%zu candidates each on average), %d seeds; best found / exhaustive best\n"
-                "(geometric mean over problems of the mean over seeds; worst problem and seed; problems whose every seed\n"
-                "reaches 0.98; evaluations spent on average):\n\n",
-                problems.size(), candidates / problems.size(), seeds);
-    std::printf("| strategy | budget | geomean | worst | >= 0.98 | evaluations |\n|---|--:|--:|--:|--:|--:|\n");
+    fmt::print("{} problems measured exhaustively ({} candidates each on average), {} seeds; best found / exhaustive best\n"
+               "(geometric mean over problems of the mean over seeds; worst problem and seed; problems whose every seed\n"
+               "reaches 0.98; evaluations spent on average):\n\n{}\n",
+               problems.size(), candidates / problems.size(), seeds, kSummaryColumns.markdown_header());
     for (std::size_t s = 0; s < strategies.size(); ++s)
-      for (std::size_t b = 0; b < budgets.size(); ++b) {
-        const Cell& cell = cells.at({int(s), int(b)});
-        std::printf("| %s | %d | %s | %s | %d of %zu | %s |\n", kgemm::to_string(strategies[s]), budgets[b],
-                    fixed(cell.geomean()).c_str(), fixed(cell.worst_problem()).c_str(), cell.reaching(0.98),
-                    problems.size(), fixed(cell.evaluations, 1).c_str());
-      }
+      for (std::size_t b = 0; b < budgets.size(); ++b)
+        fmt::print("{}\n", kSummaryColumns.markdown_line({strategies[s], budgets[b], &cells.at({int(s), int(b)}), problems.size()}));
     std::vector<double> picks;
     for (const Replayed& p : problems)
       if (p.dispatch_pick) picks.push_back(*p.dispatch_pick);
     if (!picks.empty()) {
       double log_sum = 0;
       for (double r : picks) log_sum += std::log(std::max(r, 1e-9));
-      std::printf("\nDispatch model (what dispatch runs from a store of every other problem's exhaustive best) on %zu\n"
-                  "problems: geomean %s, worst %s, %d reach 0.98 of the exhaustive best\n",
-                  picks.size(), fixed(std::exp(log_sum / double(picks.size()))).c_str(),
-                  fixed(*std::min_element(picks.begin(), picks.end())).c_str(),
-                  int(std::count_if(picks.begin(), picks.end(), [](double r) { return r >= 0.98; })));
+      fmt::print("\nDispatch model (what dispatch runs from a store of every other problem's exhaustive best) on {}\n"
+                 "problems: geomean {:.3f}, worst {:.3f}, {} reach 0.98 of the exhaustive best\n",
+                 picks.size(), std::exp(log_sum / double(picks.size())), *std::min_element(picks.begin(), picks.end()),
+                 std::count_if(picks.begin(), picks.end(), [](double r) { return r >= 0.98; }));
     } else {
-      std::printf("\nDispatch model: on no problem (the caches name no device, or no problem's pick from the others'\n"
-                  "exhaustive bests is one of its candidates)\n");
+      fmt::print("\nDispatch model: on no problem (the caches name no device, or no problem's pick from the others'\n"
+                 "exhaustive bests is one of its candidates)\n");
     }
     if (options->per_problem) {
-      std::printf("\n| problem | candidates | exhaustive best GFLOP/s |");
-      for (kgemm::Strategy strategy : strategies)
-        for (int budget : budgets) std::printf(" %s %d |", kgemm::to_string(strategy), budget);
-      std::printf("\n|---|--:|--:|");
-      for (std::size_t i = 0; i < strategies.size() * budgets.size(); ++i) std::printf("--:|");
-      std::printf("\n");
-      for (std::size_t p = 0; p < problems.size(); ++p) {
-        std::printf("| %s | %zu | %.1f |", problems[p].key.c_str(), problems[p].candidates.size(), problems[p].best);
-        for (std::size_t s = 0; s < strategies.size(); ++s)
-          for (std::size_t b = 0; b < budgets.size(); ++b) {
-            const Cell& cell = cells.at({int(s), int(b)});
-            std::printf(" %s (%s) |", fixed(cell.ratio[p]).c_str(), fixed(cell.worst[p]).c_str());
-          }
-        std::printf("\n");
-      }
+      const Columns<std::size_t> columns = per_problem_columns(problems, strategies, budgets, cells);
+      fmt::print("\n{}\n", columns.markdown_header());
+      for (std::size_t p = 0; p < problems.size(); ++p) fmt::print("{}\n", columns.markdown_line(p));
     }
     if (const int worst = options->worst; worst > 0) {
       const Cell& cell = cells.at({0, 0});
       std::vector<std::size_t> order(problems.size());
       for (std::size_t p = 0; p < order.size(); ++p) order[p] = p;
       std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cell.worst[a] < cell.worst[b]; });
-      std::printf("\n%s at budget %d, the worst problems (worst seed; the exhaustive best's config):\n",
-                  kgemm::to_string(strategies[0]), budgets[0]);
-      for (int i = 0; i < worst && i < int(order.size()); ++i) {
-        const Replayed& p = problems[order[std::size_t(i)]];
-        const auto best = std::find_if(p.measured.begin(), p.measured.end(), [&](const auto& m) {
-          return m.second.correct && m.second.gflops == p.best;
-        });
-        std::printf("  %s  %s  best %s\n", fixed(cell.worst[order[std::size_t(i)]]).c_str(), p.key.c_str(),
-                    best->first.c_str());
-      }
+      const Columns<std::size_t> columns{
+          {"worst", "worst seed", 0, Style::Share, kTable, [&](std::size_t p) -> Value { return cell.worst[p]; }},
+          {"problem", "problem", 0, Style::Text, kTable, [&](std::size_t p) -> Value { return problems[p].key; }},
+          {"best_config", "the exhaustive best's config", 0, Style::Text, kTable,
+           [&](std::size_t p) -> Value { return problems[p].best_config(); }},
+      };
+      fmt::print("\n{} at budget {}, the worst problems:\n\n{}\n", kgemm::to_string(strategies[0]), budgets[0],
+                 columns.markdown_header());
+      for (int i = 0; i < worst && i < int(order.size()); ++i) fmt::print("{}\n", columns.markdown_line(order[std::size_t(i)]));
     }
     return 0;
   });

@@ -4,138 +4,25 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <nlohmann/json.hpp>
-#include <variant>
 
 #include "kgemm/spaces/compat.hpp"
 #include "kgemm/tuner/tool_output.hpp"
+#include "report.hpp"
 
 namespace kgemm_run {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using kgemm::report::Columns;
+using kgemm::report::csv_field;
+using kgemm::report::Json;
+using kgemm::report::kCsv;
+using kgemm::report::kJson;
+using kgemm::report::kTable;
+using kgemm::report::Style;
+using kgemm::report::Value;
 
-// A cell: nothing (an empty CSV field, JSON null, "-" in a table), text, a count, a flag or a
-// measurement.
-using Value = std::variant<std::monostate, std::string, int, bool, double>;
-
-// How a number reads in a table and in CSV (JSON keeps every digit).
-enum class Style { Text, Count, Time, Rate, Factor, Error };
-
-// Where a column appears.
-enum Output : unsigned { kTable = 1, kCsv = 2, kJson = 4, kJsonForward = 8 };
-
-template <class Record>
-struct Column {
-  const char* key;      // CSV header and JSON key
-  const char* heading;  // table heading
-  int width;            // table width; text is left-aligned, numbers right-aligned
-  Style style;
-  unsigned outputs;
-  Value (*value)(const Record&);
-};
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-std::string table_cell(const Value& value, Style style, int width) {
-  struct Visit {
-    Style style;
-    int width;
-    std::string operator()(std::monostate) const { return fmt::format("{:>{}}", "-", width); }
-    std::string operator()(const std::string& text) const { return fmt::format("{:<{}}", text, width); }
-    std::string operator()(int count) const { return fmt::format("{:>{}}", count, width); }
-    std::string operator()(bool flag) const { return fmt::format("{:>{}}", flag ? "yes" : "no", width); }
-    std::string operator()(double x) const {
-      switch (style) {
-        case Style::Time: return fmt::format("{:>{}.3f}", x, width);
-        case Style::Factor: return fmt::format("{:>{}.2f}", x, width);
-        case Style::Error: return fmt::format("{:>{}.2e}", x, width);
-        default: return fmt::format("{:>{}.1f}", x, width);
-      }
-    }
-  };
-  return std::visit(Visit{style, width}, value);
-}
-
-std::string csv_cell(const Value& value, Style style) {
-  struct Visit {
-    Style style;
-    std::string operator()(std::monostate) const { return ""; }
-    std::string operator()(const std::string& text) const { return csv_field(text); }
-    std::string operator()(int count) const { return std::to_string(count); }
-    std::string operator()(bool flag) const { return flag ? "true" : "false"; }
-    std::string operator()(double x) const {
-      switch (style) {
-        case Style::Time: return fmt::format("{:.9g}", x);
-        case Style::Factor: return fmt::format("{:.4f}", x);
-        case Style::Error: return fmt::format("{:.4g}", x);
-        default: return fmt::format("{:.6g}", x);
-      }
-    }
-  };
-  return std::visit(Visit{style}, value);
-}
-
-// A non-finite measurement (a broken kernel's error) becomes null.
-Json json_cell(const Value& value) {
-  struct Visit {
-    Json operator()(std::monostate) const { return nullptr; }
-    Json operator()(const std::string& text) const { return text; }
-    Json operator()(int count) const { return count; }
-    Json operator()(bool flag) const { return flag; }
-    Json operator()(double x) const { return std::isfinite(x) ? Json(x) : Json(nullptr); }
-  };
-  return std::visit(Visit{}, value);
-}
-
-template <class Record, std::size_t N>
-std::string table_header(const Column<Record> (&columns)[N]) {
-  std::string line;
-  for (const auto& c : columns)
-    if (c.outputs & kTable) line += " " + (c.style == Style::Text ? fmt::format("{:<{}}", c.heading, c.width)
-                                                                    : fmt::format("{:>{}}", c.heading, c.width));
-  return line;
-}
-
-template <class Record, std::size_t N>
-std::string table_line(const Column<Record> (&columns)[N], const Record& record) {
-  std::string line;
-  for (const auto& c : columns)
-    if (c.outputs & kTable) line += " " + table_cell(c.value(record), c.style, c.width);
-  return line;
-}
-
-template <class Record, std::size_t N>
-std::string csv_header(const Column<Record> (&columns)[N]) {
-  std::string line;
-  for (const auto& c : columns)
-    if (c.outputs & kCsv) line += std::string(line.empty() ? "" : ",") + c.key;
-  return line;
-}
-
-template <class Record, std::size_t N>
-std::string csv_line(const Column<Record> (&columns)[N], const Record& record) {
-  std::string line;
-  bool first = true;
-  for (const auto& c : columns)
-    if (c.outputs & kCsv) {
-      line += (first ? "" : ",") + csv_cell(c.value(record), c.style);
-      first = false;
-    }
-  return line;
-}
-
-template <class Record, std::size_t N>
-void add_json(Json& object, const Column<Record> (&columns)[N], const Record& record, unsigned output) {
-  for (const auto& c : columns)
-    if (c.outputs & output) object[c.key] = json_cell(c.value(record));
-}
+// The forward pass's JSON object: the row's columns that also describe a whole pass.
+constexpr unsigned kJsonForward = kgemm::report::kFirstOwn;
 
 // ---- the measurements: a line per layer and per forward pass ----
 
@@ -182,7 +69,7 @@ Row forward_row(const RunResult& run) {
 
 Value extent(const Row& r, int kgemm::LayerShape::*field) { return r.shape ? Value((*r.shape).*field) : Value(); }
 
-const Column<Row> kRowColumns[] = {
+const Columns<Row> kRowColumns{
     {"layer", "layer", 26, Style::Text, kTable | kCsv | kJson, [](const Row& r) -> Value { return r.layer; }},
     {"m", "M", 9, Style::Count, kTable | kCsv | kJson, [](const Row& r) { return extent(r, &kgemm::LayerShape::m); }},
     {"n", "N", 5, Style::Count, kTable | kCsv | kJson, [](const Row& r) { return extent(r, &kgemm::LayerShape::n); }},
@@ -209,7 +96,7 @@ const Column<Row> kRowColumns[] = {
 };
 
 // What every row of a run shares: the CSV columns before a row's, the JSON run's fields.
-const Column<RunResult> kRunColumns[] = {
+const Columns<RunResult> kRunColumns{
     {"space", "", 0, Style::Text, kCsv | kJson, [](const RunResult& r) -> Value { return r.space; }},
     {"space_label", "", 0, Style::Text, kJson, [](const RunResult& r) -> Value { return r.space_label; }},
     {"device", "", 0, Style::Text, kCsv | kJson, [](const RunResult& r) -> Value { return r.device.device; }},
@@ -242,13 +129,13 @@ void write_table(const RunResult& run, bool first) {
   fmt::print("device: {}\ntuned configs: {}\n", kgemm::to_string(run.device),
              kgemm::describe(run.tuned->serving(), run.device));
   if (!run.team_scratch.empty()) fmt::print("team scratch per block: {}\n", run.team_scratch);
-  fmt::print("{:<3}{}\n", "#", table_header(kRowColumns));
+  fmt::print("{:<3} {}\n", "#", kRowColumns.table_header());
   double log_sum = 0;
   int index = 0;
   for (const LayerResult& layer : run.layers) {
     const Row row = layer_row(layer);
     log_sum += std::log(row.gflops());
-    fmt::print("{:<3}{}\n", ++index, table_line(kRowColumns, row));
+    fmt::print("{:<3} {}\n", ++index, kRowColumns.table_line(row));
   }
   const Row t = forward_row(run);
   fmt::print("{} ({} GEMMs, sum of count x kernel): {:.3f} ms = {:.6f} s, {:.1f} GFLOP/s; summed the same way: "
@@ -263,25 +150,25 @@ void write_table(const RunResult& run, bool first) {
 // Layer rows: per-call numbers, forward_ms = count x kernel_ms (the layer's share of a forward
 // pass). The forward row: every time column summed as count x time over the layers.
 void write_csv(const RunResult& run) {
-  const std::string shared = csv_line(kRunColumns, run);
-  for (const LayerResult& layer : run.layers) fmt::print("layer,{},{}\n", shared, csv_line(kRowColumns, layer_row(layer)));
-  fmt::print("forward,{},{}\n", shared, csv_line(kRowColumns, forward_row(run)));
+  const std::string shared = kRunColumns.csv_line(run);
+  for (const LayerResult& layer : run.layers) fmt::print("layer,{},{}\n", shared, kRowColumns.csv_line(layer_row(layer)));
+  fmt::print("forward,{},{}\n", shared, kRowColumns.csv_line(forward_row(run)));
   kgemm::flush_output();
 }
 
 Json run_json(const RunResult& run) {
   Json object = Json::object();
-  add_json(object, kRunColumns, run, kJson);
+  kRunColumns.add_json(object, run);
   Json layers = Json::array();
   for (const LayerResult& layer : run.layers) {
     Json row = Json::object();
-    add_json(row, kRowColumns, layer_row(layer), kJson);
+    kRowColumns.add_json(row, layer_row(layer));
     layers.push_back(row);
   }
   object["layers"] = layers;
   const Row t = forward_row(run);
   Json forward = {{"gemms", t.count}, {"kernel_s", t.kernel_s}};
-  add_json(forward, kRowColumns, t, kJsonForward);
+  kRowColumns.add_json(forward, t, kJsonForward);
   object["forward"] = forward;
   return object;
 }
@@ -330,7 +217,7 @@ Value factor_pair(const WhyLine& l, double (*here)(const kgemm::RatePrediction&)
 }
 
 using P = kgemm::RatePrediction;
-const Column<WhyLine> kWhyColumns[] = {
+const Columns<WhyLine> kWhyColumns{
     {"set", "", 0, Style::Text, kCsv, [](const WhyLine& l) -> Value { return l.set->name; }},
     {"dtype", "", 0, Style::Text, kCsv, [](const WhyLine& l) -> Value { return std::string(kgemm::dtype_name(l.dtype)); }},
     {"layer", "layer", 26, Style::Text, kTable | kCsv, [](const WhyLine& l) -> Value { return l.row->shape->layer; }},
@@ -392,9 +279,9 @@ void write_why_table(const GemmSet& set, kgemm::DType dtype, const std::vector<W
   fmt::print("why: predicted = source GFLOP/s x fit x busy here / fit x busy at the source x trust; fit = padding x "
              "fill x depth, busy = share of the call multiplying, the rest split K's sum pass (here/source); nearest = "
              "the config of the closest tuned shape ('=' when the same)\n");
-  fmt::print("{:<3}{}\n", "#", table_header(kWhyColumns));
+  fmt::print("{:<3} {}\n", "#", kWhyColumns.table_header());
   int index = 0;
-  for (const WhyRow& row : rows) fmt::print("{:<3}{}\n", ++index, table_line(kWhyColumns, WhyLine{&set, dtype, &row}));
+  for (const WhyRow& row : rows) fmt::print("{:<3} {}\n", ++index, kWhyColumns.table_line(WhyLine{&set, dtype, &row}));
 }
 
 }  // namespace
@@ -412,7 +299,7 @@ const kgemm::TunedEntry* nearest_entry(const kgemm::ConfigStore* store, const kg
 }
 
 void Reporter::begin() {
-  if (format_ == Format::Csv) fmt::print("row,{},{}\n", csv_header(kRunColumns), csv_header(kRowColumns));
+  if (format_ == Format::Csv) fmt::print("row,{},{}\n", kRunColumns.csv_header(), kRowColumns.csv_header());
 }
 
 void Reporter::run(const RunResult& run) {
@@ -446,13 +333,13 @@ void Reporter::end(const std::vector<RunResult>& runs, const std::vector<GemmSet
 }
 
 void begin_why_store(Format format) {
-  if (format == Format::Csv) fmt::print("{}\n", csv_header(kWhyColumns));
+  if (format == Format::Csv) fmt::print("{}\n", kWhyColumns.csv_header());
 }
 
 void write_why_store(Format format, const GemmSet& set, kgemm::DType dtype, const std::string& title,
                      const std::vector<WhyRow>& rows) {
   if (format == Format::Csv) {
-    for (const WhyRow& row : rows) fmt::print("{}\n", csv_line(kWhyColumns, WhyLine{&set, dtype, &row}));
+    for (const WhyRow& row : rows) fmt::print("{}\n", kWhyColumns.csv_line(WhyLine{&set, dtype, &row}));
     return;
   }
   fmt::print("{}\n", title);

@@ -1,6 +1,6 @@
 #pragma once
 // kgemm-run's results and their report: a record per layer and per run, the columns each record
-// shows declared once (run_report.cpp), and one writer per format (table, CSV, JSON) reading them.
+// shows declared once (run_report.cpp) and written to a table, CSV or JSON by report.hpp.
 #include <memory>
 #include <optional>
 #include <string>
