@@ -129,3 +129,18 @@ __global__ void mbarrier_blocks(const kgemm::tensor_copy::Map* map, float* out) 
   out[threadIdx.x] = slab[(4 * threadIdx.x + 4) % (32 * 4)];
 #endif
 }
+
+// The register hand-over of a warp-specialized team (setmaxnreg): under launch bounds of 384
+// threads, one team a multiprocessor, ptxas must start each thread with registers_at_entry (the
+// pool the tiles' grow_registers waits on), and the SASS must hold the hand-over instructions.
+constexpr int kHandoverTeam = 384;
+__global__ void __launch_bounds__(kHandoverTeam, 1) register_handover_blocks(float* out) {
+#if defined(KGEMM_WGMMA)
+  if (threadIdx.x / wg::kWarpgroupThreads == kHandoverTeam / wg::kWarpgroupThreads - 1) {
+    wg::shrink_registers<wg::kProducerRegisters>();
+    return;
+  }
+  wg::grow_registers<wg::tile_registers(kHandoverTeam, 1)>();
+  out[threadIdx.x] = float(threadIdx.x);
+#endif
+}

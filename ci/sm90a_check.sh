@@ -4,7 +4,8 @@
 #      C++ on the host (g++-12, no CUDA);
 #   2. ci/sm90a_building_blocks.cu for sm_90a shows every instruction in its SASS (ldmatrix,
 #      mma.sync fp16 and TF32, wgmma m64n{64,128,256}k16 and TF32 m64n128k8, the warpgroup fences, the
-#      shared-memory barriers and the bulk tensor copies completing on them), and for sm_90 and
+#      shared-memory barriers and the bulk tensor copies completing on them, the register hand-over
+#      (setmaxnreg) at the register count its pool assumes), and for sm_90 and
 #      sm_80 the mma.sync path with no wgmma at all (the arch-feature guard);
 #   3. benchmarks/ceilings/wgmma_ceiling.cu compiles for sm_90a and links against the tree's
 #      libcudart.so.12; so do the warp-specialized study (warp_specialized_wgmma.cu), whose
@@ -42,6 +43,10 @@ sm90a=$(sass 90a)
 expect 90a "$sm90a" LDSM.16.M88.4 LDSM.16.MT88.4 HMMA.16816.F32 HMMA.1688.F32.TF32 HGMMA.64x64x16.F32 HGMMA.64x128x16.F32 \
     HGMMA.64x256x16.F32 HGMMA.64x128x8.F32.TF32 WARPGROUP.ARRIVE WARPGROUP.DEPBAR \
     SYNCS.EXCH.64 SYNCS.ARRIVE.TRANS64.A1T0 SYNCS.PHASECHK.TRANS64.TRYWAIT UTMALDG.3D
+# The register hand-over: each thread starts with registers_at_entry(384, 1) = 168, and hands over.
+grep -q 'USETMAXREG' < <(cuobjdump -sass "$out/blocks_90a.cubin") || fail "sm_90a SASS lacks USETMAXREG (setmaxnreg)"
+handover=$(cuobjdump -res-usage "$out/blocks_90a.cubin" | grep -A1 register_handover_blocks | grep -o 'REG:[0-9]*')
+[ "$handover" = REG:168 ] || fail "the register hand-over kernel starts with $handover, not the REG:168 its pool assumes"
 for target in 90 80; do
   listing=$(sass $target)
   expect $target "$listing" LDSM.16.M88.4 LDSM.16.MT88.4 HMMA.16816.F32 HMMA.1688.F32.TF32
@@ -61,4 +66,4 @@ grep -q 'HGMMA.64x128x16.F32' <<< "$study" && grep -q 'SYNCS' <<< "$study" ||
 nvcc "${nvcc_flags[@]}" -gencode arch=compute_90a,code=sm_90a -cudart shared -o "$out/wgmma_tf32x3" \
     "$repo/benchmarks/ceilings/wgmma_tf32x3.cu" || fail "wgmma_tf32x3 does not compile and link"
 cuobjdump -sass "$out/wgmma_tf32x3" | grep -q 'HGMMA.64x128x8.F32.TF32' || fail "wgmma_tf32x3 has no TF32 HGMMA"
-echo "sm90a check: OK (sm_90a SASS:" $sm90a "; sm_90, sm_80: mma.sync only; wgmma_ceiling, warp_specialized_wgmma and wgmma_tf32x3 linked)"
+echo "sm90a check: OK (sm_90a SASS:" $sm90a "; the register hand-over at REG:168; sm_90, sm_80: mma.sync only; wgmma_ceiling, warp_specialized_wgmma and wgmma_tf32x3 linked)"

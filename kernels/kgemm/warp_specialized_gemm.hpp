@@ -58,8 +58,17 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   // Paired teams as above; other teams one to a multiprocessor (64 x 128 and 64 x 256 tiles: up
   // to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
   static_assert(TeamsPerSM == 1 || warp_specialized_pairs(WN), "kgemm: this tile's teams run one to a multiprocessor");
-  using LaunchPolicy =
-      BoundedTeamPolicy<ExecSpace, TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 64 ? 640 : 384, TeamsPerSM>;
+  static constexpr int kMaxTeam = TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 64 ? 640 : 384;
+  using LaunchPolicy = BoundedTeamPolicy<ExecSpace, kMaxTeam, TeamsPerSM>;
+  // Where a tile's accumulators take half the registers a thread starts with or more (64 x 256
+  // tiles; 64 x 128 ones in paired teams), the producer's warpgroup keeps few and the tiles take
+  // the rest: otherwise ptxas spills their addresses around the multiplies. Elsewhere the
+  // hand-over costs more than it gives (ptxas then keeps loop invariants on the stack).
+  static constexpr int kEntryRegisters = wgmma::registers_at_entry(kMaxTeam, TeamsPerSM);
+  static constexpr bool kHandsOverRegisters = WN >= kEntryRegisters;  // WN / 2 accumulators >= half
+  static constexpr int kTileRegisters = wgmma::tile_registers(kMaxTeam, TeamsPerSM);
+  static_assert(kEntryRegisters >= wgmma::kProducerRegisters && kTileRegisters >= kEntryRegisters,
+                "kgemm: the producer's warpgroup gives registers to the tiles'");
   static constexpr int kGroup = wgmma::kWarpgroupThreads;
   static constexpr int KB = Tile::staged_k;
   static constexpr bool kPersistent = true;
@@ -246,9 +255,11 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
     team.team_barrier();
     const int rank = team.team_rank(), group = rank / kGroup;
     if (group == consumers) {
+      if constexpr (kHandsOverRegisters) wgmma::shrink_registers<wgmma::kProducerRegisters>();
       if (rank == consumers * kGroup) produce(team, scratch, full, empty);
       return;
     }
+    if constexpr (kHandsOverRegisters) wgmma::grow_registers<kTileRegisters>();
     const int row0 = group / groups_n * wgmma::kInstructionM, col0 = group % groups_n * WN;
     half* staged = staged_c + group * wgmma::kInstructionM * WN;
     const bool storer = rank % kGroup == 0;

@@ -98,6 +98,25 @@ KGEMM_WGMMA_HOST_DEVICE constexpr std::uint64_t descriptor_mn_major(unsigned sha
   return descriptor(shared_address, tile_bytes, kSwizzleAtomBytes, 128);
 }
 
+// Registers handed between a team's warpgroups (setmaxnreg): a warp-specialized team's producer
+// needs few, and the tiles' accumulators take the rest. A kernel with launch bounds of `threads`
+// a team and `teams` a multiprocessor starts each thread with its share of the register file, in
+// steps of 8 (what ptxas fits such a kernel to where it hands registers over); the producer's
+// warpgroup gives all but kProducerRegisters back and the tiles' warpgroups share what it gave.
+constexpr int kRegisterFile = 64 * 1024;  // 32-bit registers of a multiprocessor
+constexpr int kRegisterStep = 8;          // setmaxnreg counts in steps of 8, 24 to 256
+constexpr int kProducerRegisters = 40;    // the copy thread's loop and addresses
+KGEMM_WGMMA_HOST_DEVICE constexpr int registers_at_entry(int threads, int teams) {
+  return kRegisterFile / (threads * teams) / kRegisterStep * kRegisterStep;
+}
+// Each tile thread's registers once the producer's warpgroup gave its own back: as many as the
+// largest team the bounds allow leaves them (a smaller team leaves more in the pool than it takes).
+KGEMM_WGMMA_HOST_DEVICE constexpr int tile_registers(int threads, int teams) {
+  const int shared = (registers_at_entry(threads, teams) * threads - kWarpgroupThreads * kProducerRegisters) /
+                     (threads - kWarpgroupThreads) / kRegisterStep * kRegisterStep;
+  return shared < 256 ? shared : 256;
+}
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define KGEMM_WGMMA 1
 
@@ -114,6 +133,19 @@ __device__ inline void wait_group() {
 // Shared memory written with ordinary stores must be made visible to the tensor cores (the async
 // proxy) by each writing thread before the barrier that precedes the wgmma reading it.
 __device__ inline void fence_shared_for_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// The warpgroup's threads keep `Count` registers each (every thread of it calls): shrink_registers
+// gives the rest back to the team's pool, grow_registers waits until the pool has them.
+template <int Count>
+__device__ inline void shrink_registers() {
+  static_assert(Count >= 24 && Count <= 256 && Count % kRegisterStep == 0, "setmaxnreg takes 24..256 in steps of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Count));
+}
+template <int Count>
+__device__ inline void grow_registers() {
+  static_assert(Count >= 24 && Count <= 256 && Count % kRegisterStep == 0, "setmaxnreg takes 24..256 in steps of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Count));
+}
 
 // Waits for the warpgroup's threads alone (named barrier `id`, 1 to 15: 0 is the team's), where
 // one warpgroup hands shared memory to another unit (a bulk store) without stopping the team.
