@@ -239,7 +239,7 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 // one, two and four warpgroups per team, split K, and three or four slab buffers; the
 // warp-specialized kernel (_ws, bulk tensor copies zero-filling every edge) with its three tiles
 // (64 x 256 too), one to four tiles and the producer (two teams per multiprocessor and one),
-// split K, two to four buffers (past 48 KB where the lift is in force). fp32 (3xTF32):
+// split K, two to six buffers (past 48 KB where the lift is in force). fp32 (3xTF32):
 // 16- and 32-deep slabs (the 64- and 128-byte swizzle), one and two warpgroups per team, split K
 // and three slab buffers. The edge shapes (partial blocks, K not a multiple of the instruction's k
 // or of the slab, odd K) with rows padded to 16 bytes, the operands warpgroups stage; batched
@@ -257,6 +257,8 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
                                                 {256, 128, 32, 64, 128, 512, Family::Warpgroup, 1, 1, 3},
                                                 {128, 64, 16, 64, 64, 256, Family::Warpgroup, 3, 1, 4},
                                                 {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4},
+                                                {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 5},
+                                                {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 6},
                                                 {64, 128, 64, 64, 128, 256, Family::WarpSpecialized, 1, 1, 3},
                                                 {128, 64, 64, 64, 64, 384, Family::WarpSpecialized, 2, 1, 3},
                                                 {128, 128, 64, 64, 64, 640, Family::WarpSpecialized, 1, 1, 4},

@@ -90,16 +90,25 @@ std::string why_too_large(const GemmArgs<Scalar>& args, const Config& c) {
   return "";
 }
 
+// The slab buffers a config's kernel compiles: the space's, or, for the warp-specialized kernel
+// (its producer copies the slabs itself), up to kKernelCopiedMaxSlabBuffers.
+template <class ExecSpace>
+constexpr int max_slab_buffers(bool warp_specialized) {
+  return warp_specialized && TensorCores<ExecSpace>::available ? kKernelCopiedMaxSlabBuffers
+                                                               : SpaceTraits<ExecSpace>::max_slab_buffers;
+}
+
 template <class ExecSpace>
 std::string why_bad_stages(const Config& c) {
   using Traits = SpaceTraits<ExecSpace>;
-  if (c.slab_buffers == 0 || (c.slab_buffers >= Traits::default_slab_buffers && c.slab_buffers <= Traits::max_slab_buffers)) return "";
+  const int most = max_slab_buffers<ExecSpace>(c.warp_specialized());
+  if (c.slab_buffers == 0 || (c.slab_buffers >= Traits::default_slab_buffers && c.slab_buffers <= most)) return "";
   const std::string space = ExecSpace::name();
-  if (Traits::max_slab_buffers == Traits::default_slab_buffers)
+  if (most == Traits::default_slab_buffers)
     return config_reason(c, ": " + space + " stages one slab at a time (" + std::to_string(Traits::default_slab_buffers) +
                                 " buffer); drop _st");
   return config_reason(c, ": " + space + " stages " + std::to_string(Traits::default_slab_buffers) + " to " +
-                              std::to_string(Traits::max_slab_buffers) + " slab buffers; make st one of them, or drop it");
+                              std::to_string(most) + " slab buffers for this kernel; make st one of them, or drop it");
 }
 
 // Warpgroup tiles belong to one dtype (variants.hpp): the reason a config's tile is not one of
@@ -224,10 +233,10 @@ void with_buffers_from(int buffers, F&& f) {
   if (buffers == B) return f(std::integral_constant<int, B>{});
   if constexpr (B < Last) with_buffers_from<B + 1, Last>(buffers, f);
 }
-template <class ExecSpace, class F>
+template <class ExecSpace, int Last = SpaceTraits<ExecSpace>::max_slab_buffers, class F>
 void with_slab_buffers(const Config& c, F&& f) {
   using Traits = SpaceTraits<ExecSpace>;
-  with_buffers_from<Traits::default_slab_buffers, Traits::max_slab_buffers>(c.slab_buffers ? c.slab_buffers : Traits::default_slab_buffers, f);
+  with_buffers_from<Traits::default_slab_buffers, Last>(c.slab_buffers ? c.slab_buffers : Traits::default_slab_buffers, f);
 }
 
 // Runs f(functor, policy) for the variant the config names when every check passes; returns
@@ -285,7 +294,7 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
       if (c.warp_specialized()) {
         with_warp_specialized_tile(c.tm, c.tn, [&](auto tile) {
           constexpr int WN = decltype(tile)::tn;
-          with_slab_buffers<ExecSpace>(c, [&](auto buffers) {
+          with_slab_buffers<ExecSpace, max_slab_buffers<ExecSpace>(true)>(c, [&](auto buffers) {
             const auto launch_teams = [&](auto teams_per_sm) {
               launch_where_it_applies(
                   static_cast<WarpSpecializedGemm<ExecSpace, WN, decltype(buffers)::value, decltype(teams_per_sm)::value>*>(

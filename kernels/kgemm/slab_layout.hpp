@@ -69,6 +69,9 @@ struct Tf32WarpgroupSlabs {
 // boxes bulk tensor copies write in the 128-byte swizzle (spaces/: tensor_copy.hpp). The kernel's
 // producer copies them itself (the pipeline's slab walk does not: kernel_copies), and the copies
 // land through the async proxy the tensor cores read, so no fence follows them.
+// Its ring is not bounded by the space's copy groups: a 128 x 128 block's 32 KB buffers, five of
+// them beside its staged results, keep three slabs copied ahead; 64 x 64 blocks' 16 KB ones, six.
+constexpr int kKernelCopiedMaxSlabBuffers = 6;
 struct StagedWarpgroupSlabs {
   static constexpr bool swizzled = true, kernel_copies = true;
   static constexpr bool stages_a = true, stages_b = true;

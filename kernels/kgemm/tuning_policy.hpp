@@ -129,9 +129,10 @@ struct TuningPolicy<Kokkos::Cuda> {
     // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks, where
     // half the barriers per K pay: docs/gpu-notes.md, s7).
     // Several products per team give batches of small products blocks of 64 - 256 threads.
-    // Three or four slab buffers keep more copies in flight than two (0: the default).
+    // Three to six slab buffers keep more copies in flight than two (0: the default; five and six
+    // only the warp-specialized kernel, whose producer copies the slabs itself).
     return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},
-            {std::begin(kGpuSplitCounts), std::end(kGpuSplitCounts)}, {1, 2, 4, 8, 16, 32}, {0, 3, 4}};
+            {std::begin(kGpuSplitCounts), std::end(kGpuSplitCounts)}, {1, 2, 4, 8, 16, 32}, {0, 3, 4, 5, 6}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then
   // stay in registers.

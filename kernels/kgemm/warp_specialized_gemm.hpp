@@ -266,7 +266,12 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
     int t = 0;
     for_each_work_item(team, [&](const BlockOrigin& at) {
       const auto range = this->slab_range(at);
-      Tile tile(rank % kGroup);
+      // Where registers are handed over, the thread's place in its tile is hidden per block:
+      // otherwise ptxas keeps the epilogue's offsets (computed from it) from the kernel's start,
+      // on the stack. Elsewhere keeping them costs less than computing them again.
+      int in_group = rank % kGroup;
+      if constexpr (kHandsOverRegisters) wgmma::opaque(in_group);
+      Tile tile(in_group);
       consume(tile, scratch, full, empty, row0, col0, t, range.end - range.first);
       t += range.end - range.first;
       if (c_by_copy) return store_by_copy(tile, staged, at, row0, col0, group, storer);

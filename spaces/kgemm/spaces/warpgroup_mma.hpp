@@ -134,6 +134,11 @@ __device__ inline void wait_group() {
 // proxy) by each writing thread before the barrier that precedes the wgmma reading it.
 __device__ inline void fence_shared_for_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// Hides x's value from the optimizer where it is called: values derived from it are computed
+// again after this point instead of kept from before (where registers are short, kept values go
+// to the stack).
+__device__ inline void opaque(int& x) { asm volatile("" : "+r"(x)); }
+
 // The warpgroup's threads keep `Count` registers each (every thread of it calls): shrink_registers
 // gives the rest back to the team's pool, grow_registers waits until the pool has them.
 template <int Count>
