@@ -6,6 +6,10 @@
 //   kgemm::gemm(space, Op::N, Op::T, alpha, A, B, beta, C); // C = alpha A B^T + beta C
 //   kgemm::batched_gemm(space, Op::N, Op::N, 1, A, W, 0, C);// C[b] = A[b] W, W shared (rank 2)
 //   kgemm::set_warning_handler(to_my_log);                  // warnings there, not on stderr
+//
+// A call that cannot run throws kgemm::InvalidArgument (a std::invalid_argument); a store or
+// device that fails, kgemm::RuntimeError (a std::runtime_error); both are kgemm::Error, whose
+// what() is "kgemm: <reason>" (kgemm/spaces/error.hpp).
 #include <Kokkos_Core.hpp>
 #include <optional>
 
@@ -13,6 +17,7 @@
 #include "kgemm/dtype.hpp"
 #include "kgemm/launch.hpp"
 #include "kgemm/problem.hpp"
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/dispatch/select_config.hpp"
 #include "kgemm/dispatch/warnings.hpp"
 #include "kgemm/view_operands.hpp"
@@ -83,9 +88,8 @@ void batched_gemm(const ExecSpace& space, Op op_a, Op op_b, float alpha, const A
                   float beta, const CV& C, const Options& options = {}) {
   static_assert(CV::rank == 3, "kgemm::batched_gemm writes a rank-3 (batch, rows, cols) C");
   if ((AV::rank == 3 && A.extent(0) != C.extent(0)) || (BV::rank == 3 && B.extent(0) != C.extent(0)))
-    throw std::invalid_argument("kgemm: batched_gemm batch counts differ: A " + std::to_string(batch_extent(A)) +
-                                ", B " + std::to_string(batch_extent(B)) + ", C " +
-                                std::to_string(batch_extent(C)));
+    throw InvalidArgument("batched_gemm batch counts differ: A " + std::to_string(batch_extent(A)) + ", B " +
+                          std::to_string(batch_extent(B)) + ", C " + std::to_string(batch_extent(C)));
   detail::run(space, op_a, op_b, alpha, A, B, beta, C, options);
 }
 

@@ -97,7 +97,7 @@ int run_program(int argc, char** argv, const Program& program) {
 
     return run_registered_rows(benchmark_args);
   } catch (const std::exception& e) {
-    std::cerr << program.name << ": " << e.what() << "\n";
+    std::cerr << program.name << ": " << kgemm::reason_of(e) << "\n";
     return 1;
   }
 }

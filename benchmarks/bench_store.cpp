@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "timed repetitions, best of")->transform(kgemm::cli::count())->type_name("N")->capture_default_str();
   try {
     if (!app.read(kgemm::cli::own_words(argc, argv, {}))) return 0;
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "kgemm-bench-store: %s\n", e.what());
+  } catch (const kgemm::InvalidArgument& e) {
+    std::fprintf(stderr, "kgemm-bench-store: %s\n", e.reason());
     return 1;
   }
   std::string dir = (std::filesystem::temp_directory_path() / "kgemm-bench-store-XXXXXX").string();

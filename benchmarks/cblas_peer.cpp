@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
     kgemm_bench::register_rows(*options);
     return kgemm_bench::run_registered_rows(benchmark_args);
   } catch (const std::exception& e) {
-    std::cerr << kgemm_bench::kProgram << ": " << e.what() << "\n";
+    std::cerr << kgemm_bench::kProgram << ": " << kgemm::reason_of(e) << "\n";
     return 1;
   }
 }

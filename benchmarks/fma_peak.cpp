@@ -148,7 +148,7 @@ int run(int argc, char** argv) {
     for (auto it = context.begin(); it != context.end(); ++it)
       out << "    \"" << it->first << "\": \"" << it->second << "\"" << (std::next(it) == context.end() ? "\n" : ",\n");
     out << "  },\n  \"benchmarks\": []\n}\n";
-    if (!out) throw std::runtime_error("cannot write " + path);
+    if (!out) throw kgemm::RuntimeError("cannot write " + path);
   }
   return 0;
 }
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
   try {
     return kgemm_bench::run(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "kgemm-fma-peak: " << e.what() << "\n";
+    std::cerr << "kgemm-fma-peak: " << kgemm::reason_of(e) << "\n";
     return 1;
   }
 }

@@ -6,10 +6,10 @@
 #include <climits>
 #include <cstdlib>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/text_number.hpp"
 
 namespace kgemm_bench {
@@ -20,11 +20,11 @@ inline int host_threads() {
   if (const char* env = std::getenv("OMP_NUM_THREADS")) {
     const std::string text = env;
     const std::optional<int> threads = kgemm::integer_in(std::string_view(text).substr(0, text.find(',')), 1, INT_MAX);
-    if (!threads) throw std::invalid_argument("OMP_NUM_THREADS='" + text + "' is not a positive thread count");
+    if (!threads) throw kgemm::InvalidArgument("OMP_NUM_THREADS='" + text + "' is not a positive thread count");
     return *threads;
   }
   cpu_set_t cpus;
-  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) throw std::runtime_error("sched_getaffinity failed");
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) throw kgemm::RuntimeError("sched_getaffinity failed");
   return CPU_COUNT(&cpus);
 }
 

@@ -50,5 +50,5 @@ cmp -s "$store" "$dir/foreign" || { echo "the foreign store was modified"; exit 
 
 printf 'device: {space: %s\nentries: [' "$space" > "$store"
 if tune --shape 7x7x7 2> "$dir/bad.err"; then echo "a malformed store was accepted"; exit 1; fi
-grep -q "kgemm: $store" "$dir/bad.err" || { cat "$dir/bad.err"; exit 1; }
+grep -q "autotune: $store: " "$dir/bad.err" || { cat "$dir/bad.err"; exit 1; }
 echo "resume, foreign-store and malformed-store checks passed ($space)"

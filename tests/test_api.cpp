@@ -5,11 +5,13 @@
 
 #include <array>
 #include <climits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kgemm.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/tiled_gemm.hpp"
 #include "kgemm/tuner/catalogue.hpp"
@@ -282,6 +284,32 @@ TEST(Validation, CallsWhoseCountsWouldOverflowAreRefused) {
                                  Config{64, 64, 32, 4, 4, 1}).find("teams"), std::string::npos)
         << "K near INT_MAX must not overflow the slab count";
   });
+}
+
+TEST(Errors, EachKindIsCaughtByItsStandardBaseAndTheFamilyWithOneMessage) {
+  try {
+    parse_config("mb0");
+    ADD_FAILURE() << "accepted 'mb0'";
+  } catch (const std::invalid_argument& e) {
+    const auto* error = dynamic_cast<const Error*>(&e);
+    ASSERT_NE(error, nullptr) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("kgemm: 'mb0' is not a config string: ", 0), 0u) << e.what();
+    EXPECT_EQ("kgemm: " + std::string(error->reason()), e.what());
+    EXPECT_STREQ(reason_of(e), error->reason());
+  }
+  EXPECT_THROW(parse_dtype("fp64"), InvalidArgument);
+  EXPECT_THROW(parse_dtype("fp64"), std::logic_error);
+  EXPECT_THROW(parse_dtype("fp64"), Error);
+  EXPECT_THROW(parse_dtype("fp64"), std::exception);  // one std::exception base: not ambiguous
+
+  const RuntimeError failure("the disk is full");
+  EXPECT_STREQ(failure.what(), "kgemm: the disk is full");
+  EXPECT_STREQ(failure.reason(), "the disk is full");
+  const RuntimeError copy = failure;
+  EXPECT_STREQ(copy.reason(), "the disk is full");
+  EXPECT_THROW(throw failure, std::runtime_error);
+  const std::runtime_error theirs("not kgemm's");
+  EXPECT_STREQ(reason_of(theirs), "not kgemm's");
 }
 
 TEST(Validation, UnknownOrDisabledSpaceNamesAreRejected) {

@@ -678,7 +678,11 @@ TEST(StoreFile, MissingFileIsAStoreError) {
     ADD_FAILURE() << "no StoreError";
   } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), "kgemm: " + dir.file("absent.yaml") + ": cannot open: No such file or directory");
+    EXPECT_EQ(std::string(e.reason()), dir.file("absent.yaml") + ": cannot open: No such file or directory");
   }
+  // Callers that catch the standard base or the whole family catch it too.
+  EXPECT_THROW(ConfigStore::load(dir.file("absent.yaml")), std::runtime_error);
+  EXPECT_THROW(ConfigStore::load(dir.file("absent.yaml")), Error);
 }
 
 // ---------------------------------------------------------------------------------------------

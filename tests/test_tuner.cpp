@@ -644,7 +644,7 @@ TEST(Shard, ParsesIndexOfCountFromZero) {
       ADD_FAILURE() << "accepted '" << text << "'";
     } catch (const std::invalid_argument& e) {
       const std::string message = e.what();
-      EXPECT_EQ(message.rfind("bad shard '" + text + "': ", 0), 0u) << message;
+      EXPECT_EQ(message.rfind("kgemm: bad shard '" + text + "': ", 0), 0u) << message;
       EXPECT_NE(message.find(reason), std::string::npos) << message << "\nmissing: " << reason;
       EXPECT_NE(message.find("numbered from 0"), std::string::npos) << message;
     }
@@ -694,8 +694,8 @@ TEST(ProblemClaims, FirstClaimWinsAndBadDirectoriesAreNamed) {
     return std::string("no error");
   };
   const std::string file = dir + "/gemm_f32_nn_m8_n8_k8_b1";
-  EXPECT_EQ(refusal(file), "claims directory " + file + ": not a directory");
-  EXPECT_EQ(refusal(""), "claims directory: the path is empty");
+  EXPECT_EQ(refusal(file), "kgemm: claims directory " + file + ": not a directory");
+  EXPECT_EQ(refusal(""), "kgemm: claims directory: the path is empty");
   EXPECT_NE(refusal(dir + "/missing/claims").find("claims directory " + dir + "/missing/claims: cannot create it: "),
             std::string::npos);
 }

@@ -62,7 +62,7 @@ std::vector<Request> requests(const kgemm::cli::AutotuneOptions& options) {
         r.problem.m = s.m, r.problem.n = s.n, r.problem.k = s.k;
         r.problem.batch = options.batched ? batch : 1;
         if (const std::string why = kgemm::why_invalid(r.problem); !why.empty())
-          throw std::invalid_argument(r.layer + " at batch " + std::to_string(batch) + ": " + why);
+          throw kgemm::InvalidArgument(r.layer + " at batch " + std::to_string(batch) + ": " + why);
         out.push_back(r);
       }
     }
@@ -416,8 +416,8 @@ int main(int argc, char** argv) {
       std::vector<std::string> refused;
       const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
       if (options->space && *options->space != kgemm::cli::lowered(store.header.device.space))
-        throw std::invalid_argument("--space " + *options->space + " but " + path + " holds configs of the " +
-                                    store.header.device.space + " space");
+        throw kgemm::InvalidArgument("--space " + *options->space + " but " + path + " holds configs of the " +
+                                     store.header.device.space + " space");
       bool passed = false;
       kgemm::with_space(store.header.device.space,
                         [&](auto space) { passed = verify_store(space, store, refused, path, options->seed); });

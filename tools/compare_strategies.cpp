@@ -109,7 +109,7 @@ std::vector<std::optional<kgemm::Config>> dispatch_picks(const std::vector<Repla
 std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts,
                                           const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs) {
   if (!seed_configs.empty() && !cache.device)
-    throw std::runtime_error("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
+    throw kgemm::RuntimeError("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
   std::vector<Replayed> problems;
   for (const auto& [key, recorded] : cache.problems) {
     if (!recorded.exhaustive()) continue;
@@ -139,7 +139,7 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
       if (starts == Starts::Store) add_known(r.starts, *picks[p]);
     }
   } else if (starts == Starts::Store) {
-    throw std::runtime_error("--starts store needs the cache's #device line (autotune --cache writes it)");
+    throw kgemm::RuntimeError("--starts store needs the cache's #device line (autotune --cache writes it)");
   }
   return problems;
 }
@@ -213,7 +213,8 @@ int main(int argc, char** argv) {
     for (const std::string& path : options->caches)
       for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->seed_configs))
         problems.push_back(std::move(r));
-    if (problems.empty()) throw std::runtime_error("no problem in the caches was measured exhaustively (a #search line and every candidate)");
+    if (problems.empty())
+      throw kgemm::RuntimeError("no problem in the caches was measured exhaustively (a #search line and every candidate)");
     const std::vector<int>& budgets = options->budgets;
     const int seeds = options->seeds;
     const std::vector<kgemm::Strategy>& strategies = options->strategies;

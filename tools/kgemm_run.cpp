@@ -79,7 +79,7 @@ Plan make_plan(const kgemm::cli::RunOptions& options) {
       kgemm::Problem problem;
       problem.m = layer.m, problem.n = layer.n, problem.k = layer.k;
       if (const std::string why = kgemm::why_invalid(problem); !why.empty())
-        throw std::invalid_argument(set.name + ", " + layer.layer + ": " + why);
+        throw kgemm::InvalidArgument(set.name + ", " + layer.layer + ": " + why);
     }
   plan.reps = options.reps;
   plan.config = options.config;

@@ -1,7 +1,6 @@
 #include "kgemm/cli/autotune_options.hpp"
 
 #include <map>
-#include <stdexcept>
 
 #include "kgemm/cli/options.hpp"
 #include "kgemm/text_number.hpp"
@@ -38,8 +37,8 @@ CLI::Option* add_lock_timeout(CLI::App& app, std::optional<double>& seconds) {
           [&seconds](const std::string& text) {
             seconds = finite_at_least(text, 0);
             if (!seconds)
-              throw std::invalid_argument("option --lock-timeout: '" + text +
-                                          "' is not a number of seconds >= 0 (e.g. 0, 30, 600)");
+              throw InvalidArgument("option --lock-timeout: '" + text +
+                                    "' is not a number of seconds >= 0 (e.g. 0, 30, 600)");
           },
           "wait at most S seconds (0: not at all) for the store's lock, then fail\nnaming its holder (default: no "
           "limit; a wait says once who holds it).\nWriters hold it only while they rewrite the store")
@@ -53,8 +52,8 @@ double parse_time_limit(const std::string& text) {
   const auto number = unit == units.end() ? std::nullopt : finite_at_least(text.substr(0, text.size() - 1), 0);
   const double seconds = number ? *number * unit->second : 0;
   if (seconds <= 0 || seconds > 365.0 * 24 * 3600)
-    throw std::invalid_argument("option --time-limit: bad duration '" + text +
-                                "' (expected a number > 0 with s, m or h, e.g. 600s, 45m, 2h; a year at most)");
+    throw InvalidArgument("option --time-limit: bad duration '" + text +
+                          "' (expected a number > 0 with s, m or h, e.g. 600s, 45m, 2h; a year at most)");
   return seconds;
 }
 
@@ -66,13 +65,13 @@ void check_combination(const CLI::App& app, const AutotuneOptions& o) {
     for (const CLI::Option* option : app.get_options())
       if (option->count() > 0 && option->get_name() != "--verify-store" && option->get_name() != "--space" &&
           option->get_name() != "--seed")
-        throw std::invalid_argument(option->get_name() + " does not apply to --verify-store");
+        throw InvalidArgument(option->get_name() + " does not apply to --verify-store");
     return;
   }
-  if (o.shared_b && !o.batched) throw std::invalid_argument("--shared-b applies to --batched only");
+  if (o.shared_b && !o.batched) throw InvalidArgument("--shared-b applies to --batched only");
   if (given("--shape") && (given("--shapes") || given("--image")))
-    throw std::invalid_argument("--shape gives the GEMMs itself; --shapes and --image apply to a model only");
-  if (o.shard && o.claim) throw std::invalid_argument("--shard and --claim both split the problem list: give one");
+    throw InvalidArgument("--shape gives the GEMMs itself; --shapes and --image apply to a model only");
+  if (o.shard && o.claim) throw InvalidArgument("--shard and --claim both split the problem list: give one");
 }
 
 }  // namespace
@@ -177,8 +176,8 @@ std::optional<MergeOptions> parse_merge(const std::vector<std::string>& words) {
   add_lock_timeout(app, o.lock_timeout);
   app.add_option("STORE", o.inputs, "the stores to merge into --out")->type_name("");
   if (!app.read(words)) return std::nullopt;
-  if (!app.count("--out")) throw std::invalid_argument(std::string("merge: --out FILE is required (") + kMergeUsage + ")");
-  if (o.out.empty()) throw std::invalid_argument("merge: option --out needs a file name");
+  if (!app.count("--out")) throw InvalidArgument(std::string("merge: --out FILE is required (") + kMergeUsage + ")");
+  if (o.out.empty()) throw InvalidArgument("merge: option --out needs a file name");
   return o;
 }
 

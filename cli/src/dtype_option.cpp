@@ -9,8 +9,8 @@ CLI::Validator dtype() {
         try {
           text = parse_dtype(lowered(text)) == DType::F32 ? "fp32" : "fp16";
           return std::string();
-        } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
+        } catch (const InvalidArgument& e) {
+          return std::string(e.reason());
         }
       },
       "");

@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <stdexcept>
 
 #include "kgemm/text_number.hpp"
 
@@ -26,8 +25,8 @@ class Layout : public CLI::Formatter {
   }
 };
 
-std::invalid_argument refusal(const std::string& name, const std::string& why) {
-  return std::invalid_argument("option " + name + " " + why);
+InvalidArgument refusal(const std::string& name, const std::string& why) {
+  return InvalidArgument("option " + name + " " + why);
 }
 
 }  // namespace
@@ -66,7 +65,7 @@ bool App::read(const std::vector<std::string>& words) {
     const std::size_t eq = word.find('=');
     const std::string name = word.substr(0, eq);
     const CLI::Option* option = get_option_no_throw(name);
-    if (!option) throw std::invalid_argument("unknown option " + name + " (see --help)");
+    if (!option) throw InvalidArgument("unknown option " + name + " (see --help)");
     const int most = option->get_items_expected_max();
     if (most == 0) {  // a flag
       if (eq != std::string::npos) throw refusal(name, "takes no value");
@@ -99,9 +98,9 @@ bool App::read(const std::vector<std::string>& words) {
     std::cout << help();
     return false;
   } catch (const CLI::ValidationError& e) {
-    throw std::invalid_argument(std::string("option ") + e.what());  // "--name: why"
+    throw InvalidArgument(std::string("option ") + e.what());  // "--name: why"
   } catch (const CLI::ParseError& e) {
-    throw std::invalid_argument(e.what());
+    throw InvalidArgument(e.what());
   }
   for (const std::string& name : emptied)
     if (count(name) == 0) none_.at(name)();  // "--peers= --peers=x" runs x

@@ -1,7 +1,5 @@
 #include "kgemm/cli/run_options.hpp"
 
-#include <stdexcept>
-
 #include "kgemm/cli/options.hpp"
 
 namespace kgemm::cli {
@@ -41,12 +39,12 @@ wins.
 // The rules between options.
 void check_combination(const CLI::App& app, const RunOptions& o) {
   if (app.count("--shape") && (app.count("--model") || app.count("--image")))
-    throw std::invalid_argument("--shape gives the GEMMs itself; --model and --image apply to a model only");
-  if (o.why_store && o.why_store->empty()) throw std::invalid_argument("option --why-store needs a file");
-  if ((o.why || o.why_store) && o.config) throw std::invalid_argument("--why explains dispatch; --config bypasses it");
-  if (o.why && o.format != Format::Table) throw std::invalid_argument("--why prints a table; drop --format");
+    throw InvalidArgument("--shape gives the GEMMs itself; --model and --image apply to a model only");
+  if (o.why_store && o.why_store->empty()) throw InvalidArgument("option --why-store needs a file");
+  if ((o.why || o.why_store) && o.config) throw InvalidArgument("--why explains dispatch; --config bypasses it");
+  if (o.why && o.format != Format::Table) throw InvalidArgument("--why prints a table; drop --format");
   if (o.why_store && o.format == Format::Json)
-    throw std::invalid_argument("--why-store prints a table or CSV; drop --format json");
+    throw InvalidArgument("--why-store prints a table or CSV; drop --format json");
 }
 
 }  // namespace

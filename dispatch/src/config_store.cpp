@@ -24,7 +24,7 @@ namespace kgemm {
 using detail::shortest;
 
 StoreError::StoreError(const std::string& path, const std::string& what)
-    : std::runtime_error("kgemm: " + path + ": " + what) {}
+    : RuntimeError(path + ": " + what) {}
 
 bool StoreOrder::operator()(const Problem& x, const Problem& y) const {
   return std::tie(x.kernel, x.dtype, x.a_order, x.b_order, x.batch, x.m, x.n, x.k) <
@@ -172,7 +172,7 @@ std::string why_bad(const TunedEntry& entry) {
 
 void ConfigStore::put(const TunedEntry& entry) {
   if (const std::string why = why_bad(entry); !why.empty())
-    throw std::invalid_argument("kgemm: refusing to store an entry for " + to_string(entry.problem) + ": " + why);
+    throw InvalidArgument("refusing to store an entry for " + to_string(entry.problem) + ": " + why);
   const auto it = position_of(entries_, entry.problem);
   if (it != entries_.end() && it->problem == entry.problem)
     *it = entry;

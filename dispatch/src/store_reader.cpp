@@ -5,10 +5,10 @@
 #include <charconv>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <tuple>
 #include <utility>
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/text_number.hpp"
 #include "store_yaml.hpp"
 
@@ -19,16 +19,20 @@ namespace {
 using store_yaml::Mark;
 using store_yaml::Node;
 
-// Whole-text numbers in range; throws std::invalid_argument otherwise.
+// What a field's own parser below throws when the text is not what the field's description says;
+// FieldReader::parsed turns it into a StoreError quoting that description.
+struct NotExpected {};
+
+// Whole-text numbers in range; throws NotExpected otherwise.
 template <class T>
 T required(const std::optional<T>& value) {
-  if (!value) throw std::invalid_argument("out of range");
+  if (!value) throw NotExpected{};
   return *value;
 }
 
 std::pair<char, char> parse_orders(const std::string& text) {
   const auto is_order = [](char c) { return c == 'n' || c == 't'; };
-  if (text.size() != 2 || !is_order(text[0]) || !is_order(text[1])) throw std::invalid_argument(text);
+  if (text.size() != 2 || !is_order(text[0]) || !is_order(text[1])) throw NotExpected{};
   return {text[0], text[1]};
 }
 
@@ -78,18 +82,18 @@ class FieldReader {
     return value.scalar;
   }
 
-  // parse(text) throws when the text is not what expected() describes (built only then: a
-  // store's every field is read through here).
+  // parse(text) throws NotExpected, or a kgemm::Error giving its own reason, when the text is not
+  // what expected() describes (built only then: a store's every field is read through here).
   template <class Expected, class Parse>
   auto parsed(const char* key, Expected expected, Parse parse) const {
     const std::string value = text(key);
     try {
       return parse(value);
-    } catch (const std::exception& e) {
-      // The parser's own reason, when it gives one, says more than `expected`.
-      const std::string reason = e.what(), prefix = "kgemm: ";
-      fail(node(key), path_of(key) + ": '" + value + "' is not " + std::string(expected()) +
-                          (reason.rfind(prefix, 0) == 0 ? " (" + reason.substr(prefix.size()) + ")" : ""));
+    } catch (const Error& e) {
+      // The parser's own reason says more than `expected`.
+      fail(node(key), path_of(key) + ": '" + value + "' is not " + std::string(expected()) + " (" + e.reason() + ")");
+    } catch (const NotExpected&) {
+      fail(node(key), path_of(key) + ": '" + value + "' is not " + std::string(expected()));
     }
   }
   template <class Parse>
@@ -109,7 +113,7 @@ class FieldReader {
     };
     return parsed(key, expected, [&](const std::string& t) {
       const double value = required(finite_at_least(t, 0.0));
-      if ((value == 0 && !zero_allowed) || value > max) throw std::invalid_argument(t);
+      if ((value == 0 && !zero_allowed) || value > max) throw NotExpected{};
       return value;
     });
   }

@@ -6,6 +6,8 @@
 // benchmark labels use it.
 #include <string>
 
+#include "kgemm/spaces/error.hpp"
+
 namespace kgemm {
 
 // ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near INT_MAX.
@@ -106,7 +108,7 @@ std::string dims(int rows, int cols);
 // (launch.hpp), which asks this first.
 std::string why_malformed(const Config& config);
 
-// Throws std::invalid_argument naming the offending text and the reason when `text` is not a
+// Throws InvalidArgument naming the offending text and the reason when `text` is not a
 // config string or names a malformed config.
 Config parse_config(const std::string& text);
 

@@ -1,10 +1,10 @@
 #pragma once
 // Element types: what is stored (fp32 or fp16) and what the micro-tiles accumulate in.
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "kgemm/spaces/compat.hpp"
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm {
 
@@ -27,7 +27,7 @@ inline const char* to_string(Accum a) { return a == Accum::F32 ? "f32" : "f16"; 
 inline DType parse_dtype(const std::string& text) {
   if (text == "f32" || text == "fp32") return DType::F32;
   if (text == "f16" || text == "fp16") return DType::F16;
-  throw std::invalid_argument("kgemm: unknown dtype '" + text + "' (expected fp32 or fp16)");
+  throw InvalidArgument("unknown dtype '" + text + "' (expected fp32 or fp16)");
 }
 
 }  // namespace kgemm

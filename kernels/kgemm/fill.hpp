@@ -3,15 +3,15 @@
 // view's own execution space: fresh inputs for any seed, fast even for GPU-sized operands.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
-#include <stdexcept>
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/uniform_hash.hpp"
 
 namespace kgemm {
 
 template <class View>
 void fill_uniform(const View& v, std::uint64_t seed) {
-  if (!v.span_is_contiguous()) throw std::invalid_argument("kgemm::fill_uniform needs a contiguous view");
+  if (!v.span_is_contiguous()) throw InvalidArgument("fill_uniform needs a contiguous view");
   using Scalar = typename View::value_type;
   Scalar* data = v.data();
   Kokkos::parallel_for(

@@ -20,7 +20,7 @@ namespace kgemm {
 template <class ExecSpace, class Scalar>
 std::string why_illegal(const GemmArgs<Scalar>& args, const Config& config, Accum accum = Accum::F32);
 
-// Throws std::invalid_argument with why_illegal's reason when the call cannot run.
+// Throws InvalidArgument with why_illegal's reason when the call cannot run.
 template <class ExecSpace, class Scalar>
 void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Config& config,
                  Accum accum = Accum::F32);

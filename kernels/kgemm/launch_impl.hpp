@@ -5,12 +5,12 @@
 #include <climits>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "kgemm/launch.hpp"
 #include "kgemm/launch_policy.hpp"
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/split_sum.hpp"
 #include "kgemm/tensor_core_gemm.hpp"
@@ -374,7 +374,7 @@ void launch_gemm(const ExecSpace& space, const GemmArgs<Scalar>& args, const Con
     Kokkos::parallel_for("kgemm::tiled_gemm " + to_string(config), policy, kernel);
     sum_splits(space, kernel);
   });
-  if (!why.empty()) throw std::invalid_argument("kgemm: " + why);
+  if (!why.empty()) throw InvalidArgument(why);
 }
 
 }  // namespace kgemm

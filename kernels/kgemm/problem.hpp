@@ -2,11 +2,11 @@
 // What a GEMM call asks for, independent of where its data lives: the key under which the
 // tuner stores a winner and the dispatcher looks it up. Prints as one canonical string,
 // e.g. "gemm_f32_nn_m12544_n64_k147_b1", and parses back.
-#include <stdexcept>
 #include <string>
 
 #include "kgemm/dtype.hpp"
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm {
 
@@ -18,11 +18,11 @@ enum class Kernel { Gemm, Batched, SharedB };
 inline std::string to_string(Kernel kernel) {
   return kernel == Kernel::Gemm ? "gemm" : kernel == Kernel::Batched ? "batched" : "sharedb";
 }
-// Throws std::invalid_argument naming the text when it is not a kernel name.
+// Throws InvalidArgument naming the text when it is not a kernel name.
 inline Kernel parse_kernel(const std::string& text) {
   for (Kernel kernel : {Kernel::Gemm, Kernel::Batched, Kernel::SharedB})
     if (text == to_string(kernel)) return kernel;
-  throw std::invalid_argument("kgemm: '" + text + "' is not a kernel (gemm, batched or sharedb)");
+  throw InvalidArgument("'" + text + "' is not a kernel (gemm, batched or sharedb)");
 }
 
 struct Problem {
@@ -46,7 +46,7 @@ std::string to_string(const Problem& problem);
 // Why `problem` is not one any call could pose (empty when it is): negative extents, a batch
 // below 1, or operands too large to address.
 std::string why_invalid(const Problem& problem);
-// Throws std::invalid_argument naming the text when it is not a problem key.
+// Throws InvalidArgument naming the text when it is not a problem key.
 Problem parse_problem(const std::string& text);
 
 // `batched`: a batched call, which shares B when B's batch stride is 0.

@@ -1,13 +1,13 @@
 #pragma once
 // The compile-time micro-tile shapes built into the library: each (TM, TN) below is one
 // instantiation of TiledGemm per space and dtype. Everything else in a Config is runtime.
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "kgemm/dtype.hpp"
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/spaces/host_vector_width.hpp"
 
 namespace kgemm {
@@ -152,8 +152,8 @@ void with_tile(ForEach&& for_each, const char* what, int tm, int tn, F&& f) {
   if (!found) {
     std::string known;
     for (auto [m, n] : tile_shapes(for_each)) known += " " + std::to_string(m) + "x" + std::to_string(n);
-    throw std::invalid_argument("kgemm: " + std::string(what) + " " + std::to_string(tm) + "x" + std::to_string(tn) +
-                                " is not a compiled variant; compiled:" + known);
+    throw InvalidArgument(std::string(what) + " " + std::to_string(tm) + "x" + std::to_string(tn) +
+                          " is not a compiled variant; compiled:" + known);
   }
 }
 

@@ -3,11 +3,11 @@
 // the batch index first (batch-outer). Any layout works, since only strides are read.
 #include <Kokkos_Core.hpp>
 #include <climits>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 
 #include "kgemm/matrix_ref.hpp"
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm {
 
@@ -16,9 +16,9 @@ template <class View>
 void check_extents_fit(const View& v) {
   for (int d = 0; d < int(View::rank); ++d)
     if (v.extent(d) > std::size_t(INT_MAX))
-      throw std::invalid_argument("kgemm: view '" + v.label() + "' has extent " + std::to_string(v.extent(d)) +
-                                  " in dimension " + std::to_string(d) + "; kgemm takes at most " +
-                                  std::to_string(INT_MAX) + " rows, columns or batches");
+      throw InvalidArgument("view '" + v.label() + "' has extent " + std::to_string(v.extent(d)) + " in dimension " +
+                            std::to_string(d) + "; kgemm takes at most " + std::to_string(INT_MAX) +
+                            " rows, columns or batches");
 }
 
 template <class View>

@@ -2,7 +2,6 @@
 
 #include <iterator>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 
 #include "kgemm/text_number.hpp"
@@ -165,7 +164,7 @@ std::string why_malformed(const Config& c) {
 
 Config parse_config(const std::string& text) {
   const auto not_a_config = [&](const std::string& why) {
-    return std::invalid_argument("kgemm: '" + text + "' is not a config string: " + why + " (" + kFormat + ")");
+    return InvalidArgument("'" + text + "' is not a config string: " + why + " (" + kFormat + ")");
   };
   const auto read = [&](const Field& field, const std::string& token) {
     const auto value = integer_in(std::string_view(token).substr(std::string(field.key).size()), field.min, field.max);
@@ -198,7 +197,7 @@ Config parse_config(const std::string& text) {
     ++next;
   }
   if (const std::string why = why_malformed(config); !why.empty())
-    throw std::invalid_argument("kgemm: config '" + text + "' cannot run anywhere: " + why);
+    throw InvalidArgument("config '" + text + "' cannot run anywhere: " + why);
   return config;
 }
 

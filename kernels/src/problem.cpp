@@ -3,7 +3,6 @@
 #include <climits>
 #include <cstdint>
 #include <sstream>
-#include <stdexcept>
 #include <vector>
 
 #include "kgemm/text_number.hpp"
@@ -37,8 +36,8 @@ std::string why_invalid(const Problem& p) {
 
 Problem parse_problem(const std::string& text) {
   const auto invalid = [&](const std::string& why) {
-    return std::invalid_argument("kgemm: '" + text + "' is not a problem key: " + why +
-                                 " (format gemm_f32_nn_m12544_n64_k147_b1; kernels gemm, batched, sharedb)");
+    return InvalidArgument("'" + text + "' is not a problem key: " + why +
+                           " (format gemm_f32_nn_m12544_n64_k147_b1; kernels gemm, batched, sharedb)");
   };
   std::vector<std::string> parts;
   std::istringstream in(text);
@@ -47,12 +46,12 @@ Problem parse_problem(const std::string& text) {
   Problem p;
   try {
     p.kernel = parse_kernel(parts[0]);
-  } catch (const std::invalid_argument&) {
+  } catch (const InvalidArgument&) {
     throw invalid("'" + parts[0] + "' is not a kernel");
   }
   try {
     p.dtype = parse_dtype(parts[1]);
-  } catch (const std::invalid_argument&) {
+  } catch (const InvalidArgument&) {
     throw invalid("'" + parts[1] + "' is not a dtype (f32 or f16)");
   }
   const std::string& orders = parts[2];

@@ -13,6 +13,7 @@
 #include "kgemm/dispatch/store_registry.hpp"
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/tuner/error_bound.hpp"
@@ -175,8 +176,8 @@ Options options_of(const GemmCall& call) {
   if (!call.config.empty()) {
     try {
       options.config = parse_config(call.config);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fn + ": config: " + e.what());
+    } catch (const InvalidArgument& e) {
+      throw std::invalid_argument(fn + ": config: " + e.reason());
     }
   }
   return options;
@@ -205,13 +206,13 @@ void with_space_of(const GemmCall& call, F&& f) {
 #if defined(KOKKOS_ENABLE_CUDA)
   const int running = Kokkos::Cuda().cuda_device();
   if (call.c.device_id != running)
-    throw std::invalid_argument("kgemm: the arrays are on cuda:" + std::to_string(call.c.device_id) +
-                                "; kgemm runs on cuda:" + std::to_string(running) +
-                                " (kgemm.initialize(device_id=...) or KOKKOS_DEVICE_ID chooses, before the first call)");
+    throw InvalidArgument("the arrays are on cuda:" + std::to_string(call.c.device_id) +
+                          "; kgemm runs on cuda:" + std::to_string(running) +
+                          " (kgemm.initialize(device_id=...) or KOKKOS_DEVICE_ID chooses, before the first call)");
   return f(on_stream(call.stream));
 #else
-  throw std::invalid_argument("kgemm: the arrays are on " + device_name(call.c) +
-                              "; this kgemm was built without CUDA (its spaces: serial/openmp)");
+  throw InvalidArgument("the arrays are on " + device_name(call.c) +
+                        "; this kgemm was built without CUDA (its spaces: serial/openmp)");
 #endif
 }
 
@@ -222,7 +223,7 @@ void with_space(Device where, F&& f) {
 #if defined(KOKKOS_ENABLE_CUDA)
   return f(Kokkos::Cuda());
 #else
-  throw std::invalid_argument("kgemm: this kgemm was built without CUDA");
+  throw InvalidArgument("this kgemm was built without CUDA");
 #endif
 }
 
@@ -236,7 +237,7 @@ void with_scalar(const std::string& dtype, F&& f) {
 
 void initialize(const std::vector<std::string>& kokkos_args) {
   if (finalized())
-    throw std::invalid_argument("kgemm: Kokkos was finalized (kgemm.finalize()); it cannot start again in this process");
+    throw InvalidArgument("Kokkos was finalized (kgemm.finalize()); it cannot start again in this process");
   if (Kokkos::is_initialized())
     throw std::invalid_argument("kgemm.initialize: Kokkos is already running: call it once, before the first product");
   std::vector<std::string> words{"kgemm"};
@@ -358,8 +359,8 @@ TuneReport tune(const std::vector<std::string>& problems, const TuneSettings& se
   try {
     tuning.strategy = parse_strategy(settings.strategy);
     tuning.budget = parse_budget(settings.budget);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("kgemm.tune: ") + e.what());
+  } catch (const InvalidArgument& e) {
+    throw std::invalid_argument(std::string("kgemm.tune: ") + e.reason());
   }
   tuning.seed = settings.seed;
   tuning.reps = settings.reps;

@@ -3,7 +3,9 @@
 // elements): what the Python module calls. Neither Kokkos nor Python appears here, so the module
 // compiles with any host compiler and Python against a kgemm built elsewhere (a CUDA build
 // carried to a GPU machine). Every refusal is a std::invalid_argument whose message names the
-// argument, what it is and what kgemm takes.
+// argument, what it is and what kgemm takes: the library's (kgemm::InvalidArgument, "kgemm: ..."),
+// or the binding's own, named by the Python function ("kgemm.gemm: ...") as the package's Python
+// checks name theirs, without the library's prefix in front.
 #include <cstdint>
 #include <functional>
 #include <string>

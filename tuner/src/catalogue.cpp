@@ -1,11 +1,11 @@
 #include "kgemm/tuner/catalogue.hpp"
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/text_number.hpp"
 
 #include <climits>
 #include <cstdint>
 #include <sstream>
-#include <stdexcept>
 
 namespace kgemm {
 
@@ -21,9 +21,9 @@ struct Builder {
     const int out = (in + 2 * pad - kernel) / stride + 1;
     const long long rows = static_cast<long long>(batch) * out * out;
     if (rows > INT_MAX)
-      throw std::invalid_argument("kgemm: " + name + " at batch " + std::to_string(batch) + " has " + std::to_string(rows) +
-                                  " im2col rows, more than a GEMM extent can be (" + std::to_string(INT_MAX) +
-                                  "); lower the image size or the batch");
+      throw InvalidArgument(name + " at batch " + std::to_string(batch) + " has " + std::to_string(rows) +
+                            " im2col rows, more than a GEMM extent can be (" + std::to_string(INT_MAX) +
+                            "); lower the image size or the batch");
     const int m = int(rows), n = c_out, k = c_in * kernel * kernel;
     for (LayerShape& s : shapes)
       if (s.m == m && s.n == n && s.k == k) {
@@ -42,8 +42,8 @@ struct Builder {
 std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image, int batch) {
   // The first convolution's padded input (image + 6) must not overflow either.
   if (image < 32 || image > (1 << 20) || batch < 1)
-    throw std::invalid_argument("kgemm: image size " + std::to_string(image) + " and batch " +
-                                std::to_string(batch) + ": need image 32 to 1048576 and batch >= 1");
+    throw InvalidArgument("image size " + std::to_string(image) + " and batch " + std::to_string(batch) +
+                          ": need image 32 to 1048576 and batch >= 1");
   int blocks[4];
   bool bottleneck;
   if (model == "resnet18") {
@@ -53,7 +53,7 @@ std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image, 
   } else if (model == "resnet50") {
     blocks[0] = 3, blocks[1] = 4, blocks[2] = 6, blocks[3] = 3, bottleneck = true;
   } else {
-    throw std::invalid_argument("kgemm: unknown model '" + model + "' (expected resnet18, resnet34 or resnet50)");
+    throw InvalidArgument("unknown model '" + model + "' (expected resnet18, resnet34 or resnet50)");
   }
 
   Builder b{batch, {}};
@@ -85,7 +85,7 @@ std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image, 
 
 LayerShape parse_shape(const std::string& text, int row_batch) {
   const auto bad = [&](const std::string& why) {
-    return std::invalid_argument("kgemm: bad shape '" + text + "': " + why + " (expected MxNxK, e.g. 3136x64x576)");
+    return InvalidArgument("bad shape '" + text + "': " + why + " (expected MxNxK, e.g. 3136x64x576)");
   };
   std::vector<int> extents;
   std::istringstream in(text);

@@ -2,11 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 #include "kgemm/spaces/device_info.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/tuner/tune_problem.hpp"
 
 namespace kgemm {
@@ -51,10 +51,10 @@ bool enable_tuning_on_first_use() {
   TuneSettings settings;
   try {
     settings.budget = parse_budget(asked);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument("environment variable KGEMM_TUNE='" + asked +
-                                "' is not a budget: configs per problem (e.g. 8) or seconds (e.g. 30s), or 'off' (" +
-                                e.what() + ")");
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("environment variable KGEMM_TUNE='" + asked +
+                          "' is not a budget: configs per problem (e.g. 8) or seconds (e.g. 30s), or 'off' (" +
+                          e.reason() + ")");
   }
   for_each_enabled_space_type([&](auto tag) {  // Kokkos may not run yet
     using Space = typename decltype(tag)::type;

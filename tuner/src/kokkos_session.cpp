@@ -2,11 +2,11 @@
 
 #include <climits>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kgemm/spaces/enabled_spaces.hpp"
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/text_number.hpp"
 
 namespace kgemm {
@@ -29,7 +29,7 @@ const IntegerSetting kIntegerSettings[] = {
 
 // The integer `text` gives `what` (a flag or environment variable) when Kokkos takes it.
 void check_integer(const std::string& what, const std::string& text, int min) {
-  if (!integer_in(text, min, INT_MAX)) throw std::invalid_argument(what + ": " + not_an_integer(text, min, INT_MAX));
+  if (!integer_in(text, min, INT_MAX)) throw InvalidArgument(what + ": " + not_an_integer(text, min, INT_MAX));
 }
 
 // Refuses `word` when it gives a flag of `setting` without a value Kokkos takes.
@@ -38,7 +38,7 @@ void check_flag(const IntegerSetting& setting, const std::string& word) {
     if (word.rfind(flag, 0) != 0) continue;
     const std::string range = "an integer from " + std::to_string(setting.min) + " to " + std::to_string(INT_MAX);
     if (word.size() == flag.size() || word[flag.size()] != '=')
-      throw std::invalid_argument("'" + word + "' is not " + flag + "=N with N " + range);
+      throw InvalidArgument("'" + word + "' is not " + flag + "=N with N " + range);
     check_integer("option " + flag, word.substr(flag.size() + 1), setting.min);
     return;
   }

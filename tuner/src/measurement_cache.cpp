@@ -6,8 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/text_number.hpp"
 #include "kgemm/tuner/tool_output.hpp"
 
@@ -20,7 +20,7 @@ constexpr char kSearchTag[] = "#search", kDeviceTag[] = "#device", kNone[] = "-"
 void append_line(const std::string& path, const std::string& line) {
   const std::string what = "the measurement cache " + path;
   std::FILE* out = std::fopen(path.c_str(), "a");
-  if (!out) throw std::runtime_error("cannot write " + what + ": " + std::strerror(errno));
+  if (!out) throw RuntimeError("cannot write " + what + ": " + std::strerror(errno));
   std::fprintf(out, "%s\n", line.c_str());
   close_checked(out, what);
 }
@@ -59,7 +59,7 @@ void append_device(const std::string& path, const DeviceInfo& device) {
 
 MeasurementCache load_measurements(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("kgemm: cannot read measurement cache " + path);
+  if (!in) throw RuntimeError("cannot read measurement cache " + path);
   MeasurementCache cache;
   int number = 0;
   for (std::string line; std::getline(in, line);) {
@@ -75,7 +75,7 @@ MeasurementCache load_measurements(const std::string& path) {
         const auto count = integer_in(threads, 1, 1 << 30);
         const auto rate = finite_at_least(gbps, 0);
         if (device.space.empty() || device.device.empty() || !count || !rate)
-          throw std::invalid_argument("expected space, name, arch, threads >= 1 and GB/s >= 0");
+          throw InvalidArgument("expected space, name, arch, threads >= 1 and GB/s >= 0");
         device.threads = *count, device.memory_gbps = *rate;
         cache.device = device;
         continue;
@@ -84,14 +84,14 @@ MeasurementCache load_measurements(const std::string& path) {
         RecordedSearch& search = cache.problems[to_string(parse_problem(next_field(fields)))];
         const std::string count = next_field(fields), fallback = next_field(fields), known = next_field(fields);
         const auto candidates = integer_in(count, 1, 1 << 30);
-        if (!candidates) throw std::invalid_argument("'" + count + "' is not a candidate count");
+        if (!candidates) throw InvalidArgument("'" + count + "' is not a candidate count");
         search.given.candidates = std::size_t(*candidates);
         search.given.fallback = parse_config(fallback);
         search.given.known.reset();
         if (known != kNone) search.given.known = parse_config(known);
         search.given.seeds.clear();
         for (std::string seed; std::getline(fields, seed, '\t');) search.given.seeds.push_back(parse_config(seed));
-        if (search.given.seeds.empty()) throw std::invalid_argument("no seed");
+        if (search.given.seeds.empty()) throw InvalidArgument("no seed");
         continue;
       }
       Evaluated e;
@@ -100,7 +100,7 @@ MeasurementCache load_measurements(const std::string& path) {
       e.measurement.correct = value != "wrong";
       if (e.measurement.correct) {
         const auto gflops = finite_at_least(value, 0);
-        if (!gflops) throw std::invalid_argument("'" + value + "' is neither a finite GFLOP/s >= 0 nor 'wrong'");
+        if (!gflops) throw InvalidArgument("'" + value + "' is neither a finite GFLOP/s >= 0 nor 'wrong'");
         e.measurement.gflops = *gflops;
       }
       std::getline(fields, e.measurement.note);
@@ -110,9 +110,8 @@ MeasurementCache load_measurements(const std::string& path) {
         *same = e;
       else
         list.push_back(e);
-    } catch (const std::exception& error) {
-      throw std::runtime_error("kgemm: " + path + ":" + std::to_string(number) + ": not a measurement line (" +
-                               error.what() + ")");
+    } catch (const InvalidArgument& error) {
+      throw RuntimeError(path + ":" + std::to_string(number) + ": not a measurement line (" + error.reason() + ")");
     }
   }
   return cache;

@@ -9,10 +9,10 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <stdexcept>
 #include <string_view>
 #include <utility>
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/text_number.hpp"
 
 namespace kgemm {
@@ -21,7 +21,7 @@ Strategy parse_strategy(const std::string& text) {
   if (text == "exhaustive") return Strategy::Exhaustive;
   if (text == "random") return Strategy::Random;
   if (text == "climb") return Strategy::Climb;
-  throw std::invalid_argument("kgemm: unknown strategy '" + text + "' (expected exhaustive, random or climb)");
+  throw InvalidArgument("unknown strategy '" + text + "' (expected exhaustive, random or climb)");
 }
 
 const char* to_string(Strategy strategy) {
@@ -53,9 +53,9 @@ Budget parse_budget(const std::string& text) {
     budget.evaluations = *value;
   }
   if (budget.seconds <= 0 && budget.evaluations <= 0)
-    throw std::invalid_argument("kgemm: bad budget '" + text + "' (expected evaluations, a whole number from 1 to " +
-                                std::to_string(INT_MAX) + ", e.g. 40, or seconds, more than 0 and at most " +
-                                std::to_string(int(kMaxSeconds)) + " (a year), e.g. 30s)");
+    throw InvalidArgument("bad budget '" + text + "' (expected evaluations, a whole number from 1 to " +
+                          std::to_string(INT_MAX) + ", e.g. 40, or seconds, more than 0 and at most " +
+                          std::to_string(int(kMaxSeconds)) + " (a year), e.g. 30s)");
   return budget;
 }
 

@@ -4,10 +4,10 @@
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
-#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/text_number.hpp"
 
 namespace kgemm {
@@ -15,8 +15,8 @@ namespace kgemm {
 Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   const auto bad = [&](const std::string& why) {
-    return std::invalid_argument("bad shard '" + text + "': " + why +
-                                 " (expected i/n: shard i of n, numbered from 0, e.g. 0/4 .. 3/4)");
+    return InvalidArgument("bad shard '" + text + "': " + why +
+                           " (expected i/n: shard i of n, numbered from 0, e.g. 0/4 .. 3/4)");
   };
   if (slash == std::string::npos) throw bad("no '/'");
   const auto count = integer_in(std::string_view(text).substr(slash + 1), 1, INT_MAX);
@@ -27,22 +27,22 @@ Shard parse_shard(const std::string& text) {
 }
 
 ProblemClaims::ProblemClaims(std::string directory) : directory_(std::move(directory)) {
-  if (directory_.empty()) throw std::runtime_error("claims directory: the path is empty");
+  if (directory_.empty()) throw RuntimeError("claims directory: the path is empty");
   if (mkdir(directory_.c_str(), 0777) != 0 && errno != EEXIST)
-    throw std::runtime_error("claims directory " + directory_ + ": cannot create it: " + std::strerror(errno));
+    throw RuntimeError("claims directory " + directory_ + ": cannot create it: " + std::strerror(errno));
   struct stat info {};
   if (stat(directory_.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-    throw std::runtime_error("claims directory " + directory_ + ": not a directory");
+    throw RuntimeError("claims directory " + directory_ + ": not a directory");
 }
 
 bool ProblemClaims::claim(const std::string& problem) const {
   if (problem.empty() || problem.find('/') != std::string::npos)
-    throw std::invalid_argument("claim '" + problem + "': not a file name");
+    throw InvalidArgument("claim '" + problem + "': not a file name");
   const std::string path = directory_ + "/" + problem;
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) {
     if (errno == EEXIST) return false;
-    throw std::runtime_error("claim " + path + ": cannot create it: " + std::strerror(errno));
+    throw RuntimeError("claim " + path + ": cannot create it: " + std::strerror(errno));
   }
   char host[256] = "unknown host";
   gethostname(host, sizeof host - 1);

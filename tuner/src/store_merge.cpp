@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <stdexcept>
 
 #include <unistd.h>
 
@@ -26,7 +25,7 @@ bool same_versions(const StoreHeader& a, const StoreHeader& b) {
 
 MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out,
                           std::optional<double> lock_timeout) {
-  if (inputs.empty()) throw std::invalid_argument("kgemm: nothing to merge: name at least one input store");
+  if (inputs.empty()) throw InvalidArgument("nothing to merge: name at least one input store");
   std::vector<ConfigStore> stores;
   for (const std::string& path : inputs) stores.push_back(ConfigStore::load(path));
   const DeviceInfo& device = stores.front().header.device;

@@ -4,8 +4,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
-#include <stdexcept>
 #include <unistd.h>
+
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm {
 
@@ -23,8 +24,8 @@ int flush_error(std::FILE* stream) {
   return fd >= 0 && write(fd, "\n", 1) < 0 ? errno : -1;
 }
 
-std::runtime_error write_error(const std::string& what, int error) {
-  return std::runtime_error("cannot write " + what + ": " + (error > 0 ? std::strerror(error) : "a write failed"));
+RuntimeError write_error(const std::string& what, int error) {
+  return RuntimeError("cannot write " + what + ": " + (error > 0 ? std::strerror(error) : "a write failed"));
 }
 
 // A standard descriptor the caller left closed goes to the next file the tool opens (a store,
@@ -34,7 +35,7 @@ std::runtime_error write_error(const std::string& what, int error) {
 void guard_standard_descriptors() {
   for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
     if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
-    if (fd == STDOUT_FILENO) throw std::runtime_error("cannot write the output: standard output is closed");
+    if (fd == STDOUT_FILENO) throw RuntimeError("cannot write the output: standard output is closed");
     open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);  // the lowest free descriptor: fd
   }
 }
@@ -63,7 +64,7 @@ int run_tool(const char* tool, const std::function<int()>& body) {
     flush_output();
     return status;
   } catch (const std::exception& e) {
-    std::cerr << tool << ": " << e.what() << "\n";
+    std::cerr << tool << ": " << reason_of(e) << "\n";  // the tool's name in place of "kgemm: "
     return 1;
   }
 }

@@ -41,7 +41,7 @@ struct MergeOptions {
 };
 
 // The options of `words` (argv less the program name and Kokkos' flags); nullopt when --help
-// printed the help. Throws std::invalid_argument naming the option and why.
+// printed the help. Throws InvalidArgument naming the option and why.
 std::optional<AutotuneOptions> parse_autotune(const std::vector<std::string>& words);
 // `autotune merge`'s, `words` being those after "merge".
 std::optional<MergeOptions> parse_merge(const std::vector<std::string>& words);

@@ -27,7 +27,7 @@ struct CompareStrategiesOptions {
 };
 
 // The options of `words` (argv less the program name); nullopt when --help printed the help.
-// Throws std::invalid_argument naming the option and why.
+// Throws InvalidArgument naming the option and why.
 std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vector<std::string>& words);
 
 }  // namespace kgemm::cli

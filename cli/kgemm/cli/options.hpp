@@ -1,7 +1,7 @@
 #pragma once
 // What every kgemm command line shares, on CLI11: the help's layout, the words a tool reads
 // (Kokkos' --kokkos-* and Google Benchmark's --benchmark_* flags belong to their own parsers), the
-// parse that turns every refusal into a std::invalid_argument naming the option and why, comma
+// parse that turns every refusal into an InvalidArgument naming the option and why, comma
 // lists, and the validators the tools' options are declared with.
 #include <CLI/CLI.hpp>
 #include <climits>
@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm::cli {
 
@@ -32,7 +34,7 @@ class App : public CLI::App {
   }
 
   // Parses `words` into the options; false when --help asked for the help, which is printed.
-  // Throws std::invalid_argument "option --NAME ..." for an unknown option, a flag given a value,
+  // Throws InvalidArgument "option --NAME ..." for an unknown option, a flag given a value,
   // an option without its value or given twice (lists excepted), a list without items (unless it
   // takes none) and a value its validators refuse. "--name=" gives the option an empty value,
   // where CLI11 alone would take the next word for it.

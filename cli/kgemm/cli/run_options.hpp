@@ -27,7 +27,7 @@ struct RunOptions {
 };
 
 // The options of `words` (argv less the program name and Kokkos' flags); nullopt when --help
-// printed the help. Throws std::invalid_argument naming the option and why.
+// printed the help. Throws InvalidArgument naming the option and why.
 std::optional<RunOptions> parse_run(const std::vector<std::string>& words);
 
 }  // namespace kgemm::cli

@@ -6,7 +6,6 @@
 // file: guarantees".
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "kgemm/kernel_generation.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/spaces/device_info.hpp"
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm {
 
@@ -63,8 +63,8 @@ inline bool measured_on_older_kernels(const TunedEntry& entry, bool host) {
   return older_kernels(entry.generation, entry.config.family, host);
 }
 
-// A store that cannot be read or written. what() is "kgemm: <path>: <what is wrong, where>".
-class StoreError : public std::runtime_error {
+// A store that cannot be read or written. reason() is "<path>: <what is wrong, where>".
+class StoreError : public RuntimeError {
  public:
   StoreError(const std::string& path, const std::string& what);
 };
@@ -130,7 +130,7 @@ class ConfigStore {
                             std::optional<double> lock_timeout = std::nullopt);
 
   const TunedEntry* exact(const Problem& problem) const;
-  // Adds the entry, replacing the one with an equal problem. Throws std::invalid_argument, and
+  // Adds the entry, replacing the one with an equal problem. Throws InvalidArgument, and
   // keeps the store as it was, when the entry is bad (why_bad): a store never holds one.
   void put(const TunedEntry& entry);
   // Removes the entry of `problem`; false when there is none.

@@ -7,8 +7,9 @@
 // before it to a fence after it.
 #include <Kokkos_Core.hpp>
 #include <chrono>
-#include <stdexcept>
 #include <string>
+
+#include "kgemm/spaces/error.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -64,7 +65,7 @@ class CallClock<Kokkos::Cuda> {
  private:
   static void check(cudaError_t status, const char* what) {
     if (status != cudaSuccess)
-      throw std::runtime_error(std::string("kgemm: ") + what + " failed: " + cudaGetErrorString(status));
+      throw RuntimeError(std::string(what) + " failed: " + cudaGetErrorString(status));
   }
   cudaStream_t stream_;
   cudaEvent_t start_, stop_;

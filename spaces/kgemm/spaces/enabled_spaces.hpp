@@ -3,8 +3,9 @@
 #include <Kokkos_Core.hpp>
 #include <cctype>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
+
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm {
 
@@ -60,11 +61,10 @@ void with_space(const std::string& name, F&& f) {
   });
   if (found) return;
   const bool known = lower == "serial" || lower == "openmp" || lower == "cuda";
-  throw std::invalid_argument(
-      known ? "kgemm: space '" + name + "' is not enabled in this build's Kokkos (enabled: " + enabled +
-                  "); rebuild against a Kokkos with that backend (see the README's presets)"
-            : "kgemm: unknown space '" + name + "' (expected serial, openmp or cuda; this build has: " +
-                  enabled + ")");
+  throw InvalidArgument(known ? "space '" + name + "' is not enabled in this build's Kokkos (enabled: " + enabled +
+                                    "); rebuild against a Kokkos with that backend (see the README's presets)"
+                              : "unknown space '" + name +
+                                    "' (expected serial, openmp or cuda; this build has: " + enabled + ")");
 }
 
 }  // namespace kgemm

@@ -24,12 +24,12 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include "kgemm/spaces/compat.hpp"
+#include "kgemm/spaces/error.hpp"
 
 // The Kokkos versions whose CUDA internals the lift was built and tested against.
 #define KGEMM_TEAM_SCRATCH_LIFT_TESTED_KOKKOS (KOKKOS_VERSION == 40601)
@@ -64,7 +64,7 @@ inline bool lift_wanted() {
   const char* value = std::getenv("KGEMM_TEAM_SCRATCH_LIFT");
   if (!value || std::string(value) == "on") return true;
   if (std::string(value) == "off") return false;
-  throw std::invalid_argument(std::string("kgemm: KGEMM_TEAM_SCRATCH_LIFT='") + value + "' is not 'on' or 'off'");
+  throw InvalidArgument(std::string("KGEMM_TEAM_SCRATCH_LIFT='") + value + "' is not 'on' or 'off'");
 }
 
 template <class ExecSpace>

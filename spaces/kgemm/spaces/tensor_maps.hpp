@@ -16,9 +16,9 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 
+#include "kgemm/spaces/error.hpp"
 #include "kgemm/spaces/tensor_copy.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -86,10 +86,10 @@ inline Map encode(const Tiles& t) {
       t.strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS)
-    throw std::runtime_error("kgemm: cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(result)) + ")");
+    throw RuntimeError("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(result)) + ")");
 #else
   (void)t;
-  throw std::logic_error("kgemm: " + why_no_maps());
+  throw InvalidArgument(why_no_maps());
 #endif
   return map;
 }
@@ -118,7 +118,7 @@ const Map* maps_on(const Kokkos::Cuda& space, const Map (&maps)[Count]) {
     // Views must be gone before Kokkos::finalize; a later initialize starts afresh.
     Kokkos::push_finalize_hook([] { slots.reset(); });
     if (reinterpret_cast<std::uintptr_t>(slots->device.data()) % alignof(Map) != 0)
-      throw std::runtime_error("kgemm: tensor maps in global memory are not 64-byte aligned");
+      throw RuntimeError("tensor maps in global memory are not 64-byte aligned");
   }
   for (int s = 0; s < kSlots; ++s)
     if (slots->written[s] && std::memcmp(slots->host[s], maps, sizeof(maps)) == 0) return slots->device.data() + s * Count;
@@ -128,7 +128,7 @@ const Map* maps_on(const Kokkos::Cuda& space, const Map (&maps)[Count]) {
   slots->written[s] = true;
   Map* to = slots->device.data() + s * Count;
   if (cudaMemcpyAsync(to, maps, sizeof(maps), cudaMemcpyHostToDevice, space.cuda_stream()) != cudaSuccess)
-    throw std::runtime_error("kgemm: copying tensor maps to the GPU failed");
+    throw RuntimeError("copying tensor maps to the GPU failed");
   return to;
 }
 #endif

@@ -15,11 +15,11 @@ struct LayerShape {
 };
 
 // model: resnet18, resnet34 or resnet50 (v1.5: the stride sits on the 3x3 conv).
-// Throws std::invalid_argument for an unknown model or a non-positive image or batch.
+// Throws InvalidArgument for an unknown model or a non-positive image or batch.
 std::vector<LayerShape> resnet_gemm_shapes(const std::string& model, int image = 224, int batch = 1);
 
 // "MxNxK" (e.g. 3136x64x576), its rows multiplied by `row_batch` (an im2col GEMM of a batch),
-// named by the text. Throws std::invalid_argument naming the text unless it is exactly three
+// named by the text. Throws InvalidArgument naming the text unless it is exactly three
 // positive integers and M * row_batch fits an extent.
 LayerShape parse_shape(const std::string& text, int row_batch = 1);
 

@@ -8,7 +8,7 @@
 namespace kgemm {
 
 // Registers a first-use tuner (set_first_use_tuner) for every enabled space when $KGEMM_TUNE asks
-// for one; returns whether it did. Throws std::invalid_argument naming KGEMM_TUNE, its value and
+// for one; returns whether it did. Throws InvalidArgument naming KGEMM_TUNE, its value and
 // what it takes when the value is not a budget. Before or after Kokkos starts: kgemm-run and the
 // Python package call it; a C++ program links kgemm_tuner and calls it to offer the same.
 bool enable_tuning_on_first_use();

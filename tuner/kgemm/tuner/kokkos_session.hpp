@@ -9,7 +9,7 @@
 
 namespace kgemm {
 
-// Throws std::invalid_argument naming the flag or environment variable, its value and the values
+// Throws InvalidArgument naming the flag or environment variable, its value and the values
 // Kokkos takes when a setting Kokkos::initialize would read from `argv` or the environment is not
 // one of them.
 void check_kokkos_settings(int argc, char** argv);

@@ -38,12 +38,12 @@ struct MeasurementCache {
   std::map<std::string, RecordedSearch> problems;  // by problem key (to_string(Problem))
 };
 
-// Each throws std::runtime_error naming the file and the reason when the line does not reach it.
+// Each throws RuntimeError naming the file and the reason when the line does not reach it.
 void append_measurement(const std::string& path, const Problem& problem, const Evaluated& evaluated);
 void append_search(const std::string& path, const Problem& problem, const SearchGiven& given);
 void append_device(const std::string& path, const DeviceInfo& device);
 
-// Throws std::runtime_error naming the file and line of a bad line.
+// Throws RuntimeError naming the file and line of a bad line.
 MeasurementCache load_measurements(const std::string& path);
 
 }  // namespace kgemm

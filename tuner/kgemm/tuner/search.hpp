@@ -28,7 +28,7 @@ struct Budget {
   int evaluations = 0;
   double seconds = 0;
 };
-// "40" (evaluations) or "30s" (seconds); throws std::invalid_argument otherwise.
+// "40" (evaluations) or "30s" (seconds); throws InvalidArgument otherwise.
 Budget parse_budget(const std::string& text);
 
 struct Measurement {

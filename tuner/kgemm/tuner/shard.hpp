@@ -13,7 +13,7 @@ struct Shard {
   int count = 1;
 };
 
-// "i/n" with n >= 1 and 0 <= i < n, e.g. "0/4" .. "3/4"; throws std::invalid_argument naming
+// "i/n" with n >= 1 and 0 <= i < n, e.g. "0/4" .. "3/4"; throws InvalidArgument naming
 // the text and the rule it breaks otherwise.
 Shard parse_shard(const std::string& text);
 

@@ -23,7 +23,7 @@ struct MergeOutcome {
 // input's entries are added in the order given; for a problem already held, the entry of the
 // newer kernel generation wins, else the one with more GFLOP/s (the one held on a tie). The output's header names the Kokkos and kgemm
 // versions of the stores where they all agree, the merging program's otherwise. Throws
-// StoreError naming the file and what is wrong, std::invalid_argument without inputs; the
+// StoreError naming the file and what is wrong, InvalidArgument without inputs; the
 // output is untouched unless all succeeds. The output's lock is waited for as update() waits,
 // `lock_timeout` seconds at most (none: no limit).
 MergeOutcome merge_stores(const std::vector<std::string>& inputs, const std::string& out,

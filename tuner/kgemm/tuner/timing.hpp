@@ -4,10 +4,10 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
 #include <vector>
 
 #include "kgemm/spaces/call_clock.hpp"
+#include "kgemm/spaces/error.hpp"
 
 namespace kgemm {
 
@@ -19,7 +19,7 @@ struct Timing {
 
 namespace detail {
 inline Timing summarize(std::vector<double> seconds) {
-  if (seconds.empty()) throw std::invalid_argument("kgemm: timing needs at least one repetition");
+  if (seconds.empty()) throw InvalidArgument("timing needs at least one repetition");
   std::sort(seconds.begin(), seconds.end());
   Timing t;
   t.reps = int(seconds.size());

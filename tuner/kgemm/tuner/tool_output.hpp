@@ -8,7 +8,7 @@
 
 namespace kgemm {
 
-// Throws std::runtime_error "cannot write <what>: <reason>" unless everything written to
+// Throws RuntimeError, reason "cannot write <what>: <why>", unless everything written to
 // `stream` so far has reached its file.
 void flush_checked(std::FILE* stream, const std::string& what);
 
@@ -20,7 +20,8 @@ void close_checked(std::FILE* stream, const std::string& what);
 void flush_output();
 
 // A tool's main: `body`'s exit status once its output is flushed, or 1 with "<tool>: <why>" on
-// stderr when it throws, stdout is closed or the output could not be written.
+// stderr when it throws, stdout is closed or the output could not be written. A kgemm::Error's
+// <why> is its reason(): the tool's name stands where the library's "kgemm: " would.
 int run_tool(const char* tool, const std::function<int()>& body);
 
 }  // namespace kgemm
