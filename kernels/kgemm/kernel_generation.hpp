@@ -24,12 +24,13 @@
 
 namespace kgemm {
 
-inline constexpr int kKernelGeneration = 2;
+inline constexpr int kKernelGeneration = 3;
 
 // The generation at which the kernels of `family` last changed on host devices (`host`) or GPUs.
 constexpr int kernels_changed_at(Family family, bool host) {
-  // 2: the warp-specialized kernel's persistent grid, bulk stores and staged results.
-  return !host && family == Family::WarpSpecialized ? 2 : 1;
+  // 3: the warp-specialized kernel's register hand-over, its epilogue off the stack and rings
+  // of up to six buffers (2: its persistent grid, bulk stores and staged results).
+  return !host && family == Family::WarpSpecialized ? 3 : 1;
 }
 // Whether an entry of `generation` running `family` on such a device was measured on kernels that
 // have changed since.
