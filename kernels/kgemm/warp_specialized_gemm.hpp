@@ -62,8 +62,8 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   using LaunchPolicy = BoundedTeamPolicy<ExecSpace, kMaxTeam, TeamsPerSM>;
   // Where a tile's accumulators take half the registers a thread starts with or more (64 x 256
   // tiles; 64 x 128 ones in paired teams), the producer's warpgroup keeps few and the tiles take
-  // the rest: otherwise ptxas spills their addresses around the multiplies. Elsewhere the
-  // hand-over costs more than it gives (ptxas then keeps loop invariants on the stack).
+  // the rest: otherwise ptxas spills. Elsewhere the accumulators fit beside the rest, and the
+  // hand-over (and the epilogue computed again per block that it brings, below) is not repaid.
   static constexpr int kEntryRegisters = wgmma::registers_at_entry(kMaxTeam, TeamsPerSM);
   static constexpr bool kHandsOverRegisters = WN >= kEntryRegisters;  // WN / 2 accumulators >= half
   static constexpr int kTileRegisters = wgmma::tile_registers(kMaxTeam, TeamsPerSM);
