@@ -3,6 +3,7 @@
 #include <climits>
 #include <cmath>
 #include <charconv>
+#include <exception>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -21,7 +22,7 @@ using store_yaml::Node;
 
 // What a field's own parser below throws when the text is not what the field's description says;
 // FieldReader::parsed turns it into a StoreError quoting that description.
-struct NotExpected {};
+struct NotExpected : std::exception {};
 
 // Whole-text numbers in range; throws NotExpected otherwise.
 template <class T>
@@ -82,8 +83,9 @@ class FieldReader {
     return value.scalar;
   }
 
-  // parse(text) throws NotExpected, or a kgemm::Error giving its own reason, when the text is not
-  // what expected() describes (built only then: a store's every field is read through here).
+  // parse(text) throws a kgemm::Error giving its own reason, or NotExpected (or any other
+  // exception) saying nothing more, when the text is not what expected() describes (built only
+  // then: a store's every field is read through here).
   template <class Expected, class Parse>
   auto parsed(const char* key, Expected expected, Parse parse) const {
     const std::string value = text(key);
@@ -92,7 +94,7 @@ class FieldReader {
     } catch (const Error& e) {
       // The parser's own reason says more than `expected`.
       fail(node(key), path_of(key) + ": '" + value + "' is not " + std::string(expected()) + " (" + e.reason() + ")");
-    } catch (const NotExpected&) {
+    } catch (const std::exception&) {
       fail(node(key), path_of(key) + ": '" + value + "' is not " + std::string(expected()));
     }
   }
