@@ -26,7 +26,7 @@ std::vector<Config> grid_of_configs() {
   std::vector<Config> configs;
   for (int mb : {16, 32, 64, 128})
     for (int nb : {16, 32, 64, 128, 256})
-      for (int kb : {32, 64, 128}) configs.push_back({mb, nb, kb, 4, 4, 1});
+      for (int kb : {32, 64, 128}) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(4).tn(4).team(1));
   return configs;
 }
 
@@ -38,7 +38,7 @@ double smooth_speed(const Config& c) {
 
 TEST(Search, FastButWrongConfigNeverWins) {
   const auto configs = grid_of_configs();
-  const Config wrong{128, 256, 128, 4, 4, 1};
+  const Config wrong = parse_config("mb128_nb256_kb128_tm4_tn4_team1");
   for (Strategy strategy : {Strategy::Exhaustive, Strategy::Random, Strategy::Climb}) {
     const SearchOutcome outcome = search(configs, {configs[0]}, strategy, {}, 7, [&](const Config& c) {
       return c == wrong ? Measurement{false, 1e6, "wrong"} : Measurement{true, smooth_speed(c), ""};
@@ -46,7 +46,7 @@ TEST(Search, FastButWrongConfigNeverWins) {
     EXPECT_NE(outcome.best, wrong) << to_string(strategy);
     EXPECT_EQ(outcome.rejected(), 1) << to_string(strategy);
     EXPECT_EQ(outcome.log.size(), configs.size()) << to_string(strategy) << ": unlimited budget visits all";
-    EXPECT_EQ(outcome.best, (Config{64, 128, 64, 4, 4, 1})) << to_string(strategy);
+    EXPECT_EQ(outcome.best, (parse_config("mb64_nb128_kb64_tm4_tn4_team1"))) << to_string(strategy);
   }
 }
 
@@ -63,10 +63,10 @@ TEST(Search, EvaluationBudgetIsRespectedAndRandomIsSeeded) {
 
 TEST(Search, ClimbReachesTheTopOfASmoothLandscapeEarly) {
   const auto configs = grid_of_configs();
-  const SearchOutcome outcome = search(configs, {Config{16, 16, 32, 4, 4, 1}}, Strategy::Climb,
+  const SearchOutcome outcome = search(configs, {parse_config("mb16_nb16_kb32_tm4_tn4_team1")}, Strategy::Climb,
                                        parse_budget(std::to_string(configs.size() / 2)), 5,
                                        [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; });
-  EXPECT_EQ(outcome.best, (Config{64, 128, 64, 4, 4, 1}));
+  EXPECT_EQ(outcome.best, (parse_config("mb64_nb128_kb64_tm4_tn4_team1")));
 }
 
 // Two hills: given a foot of each as starts, climb measures both first and climbs the higher
@@ -78,7 +78,9 @@ TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
     const double height = right ? 200.0 : 100.0;
     return Measurement{true, height / (1.0 + std::abs(std::log2(c.nb / (right ? 256.0 : 16.0)))) - c.mb * 0.01, ""};
   };
-  const Config low_foot{16, 32, 32, 4, 4, 1}, high_foot{16, 64, 32, 4, 4, 1}, high_top{16, 256, 32, 4, 4, 1};
+  const Config low_foot = parse_config("mb16_nb32_kb32_tm4_tn4_team1"),
+               high_foot = parse_config("mb16_nb64_kb32_tm4_tn4_team1"),
+               high_top = parse_config("mb16_nb256_kb32_tm4_tn4_team1");
   const auto from_both = search(configs, {low_foot, high_foot}, Strategy::Climb, parse_budget("12"), 5, two_hills);
   ASSERT_GE(from_both.log.size(), 2u);
   EXPECT_EQ(from_both.log[0].config, low_foot);
@@ -91,15 +93,15 @@ TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
 TEST(Search, ClimbStartsFromTheNearestCandidateOfAStartsFamily) {
   std::vector<Config> configs = grid_of_configs();
   for (int mb : {32, 64})
-    for (int nb : {32, 64}) configs.push_back({mb, nb, 32, 32, 32, 128, Family::TensorCore});  // a tensor-core family
-  const Config too_large{128, 128, 32, 32, 32, 512, Family::TensorCore};  // no candidate
+    for (int nb : {32, 64}) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(32).tm(32).tn(32).team(128).family(Family::TensorCore));  // a tensor-core family
+  const Config too_large = parse_config("mb128_nb128_kb32_tm32_tn32_team512_tc");  // no candidate
   std::vector<Config> measured;
   const SearchOutcome outcome = search(configs, {too_large}, Strategy::Climb, parse_budget("1"), 3, [&](const Config& c) {
     measured.push_back(c);
     return Measurement{true, smooth_speed(c), ""};
   });
   ASSERT_EQ(measured.size(), 1u);
-  EXPECT_EQ(measured.front(), (Config{64, 64, 32, 32, 32, 128, Family::TensorCore}));
+  EXPECT_EQ(measured.front(), (parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc")));
 }
 
 // Each start's hill is climbed, fastest start first: once the high hill's top is reached the
@@ -109,7 +111,7 @@ TEST(Search, ClimbClimbsFromEveryStartFastestFirst) {
   std::vector<Config> configs;  // 384: a random candidate is seldom next to the few measured
   for (int mb = 8; mb <= 1024; mb *= 2)
     for (int nb = 8; nb <= 1024; nb *= 2)
-      for (int kb = 8; kb <= 256; kb *= 2) configs.push_back({mb, nb, kb, 4, 4, 1});
+      for (int kb = 8; kb <= 256; kb *= 2) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(4).tn(4).team(1));
   auto two_hills = [](const Config& c) {  // high start, low top at nb 256; low start, high top at nb 16 (small mb, kb)
     const bool right = c.nb >= 64;
     const double top = right ? 150.0 : 300.0, peak = right ? 256.0 : 16.0;
@@ -120,10 +122,11 @@ TEST(Search, ClimbClimbsFromEveryStartFastestFirst) {
   auto one_step = [&](const Config& a, const Config& b) {
     return std::abs(rank(a.mb) - rank(b.mb)) + std::abs(rank(a.nb) - rank(b.nb)) + std::abs(rank(a.kb) - rank(b.kb)) == 1;
   };
-  const Config left_start{128, 32, 128, 4, 4, 1}, right_start{16, 64, 32, 4, 4, 1};
+  const Config left_start = parse_config("mb128_nb32_kb128_tm4_tn4_team1"),
+               right_start = parse_config("mb16_nb64_kb32_tm4_tn4_team1");
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const auto outcome = search(configs, {left_start, right_start}, Strategy::Climb, parse_budget("40"), seed, two_hills);
-    const Config top{8, 16, 8, 4, 4, 1};
+    const Config top = parse_config("mb8_nb16_kb8_tm4_tn4_team1");
     EXPECT_EQ(outcome.best, top) << "seed " << seed;
     for (std::size_t i = 2; i < outcome.log.size() && outcome.log[i - 1].config != top; ++i)
       EXPECT_TRUE(std::any_of(outcome.log.begin(), outcome.log.begin() + long(i),
@@ -146,9 +149,9 @@ TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfigExactly) {
   std::remove(path.c_str());
   Problem p;
   p.m = 49, p.n = 2048, p.k = 512;
-  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 12.5, ""}});
-  append_measurement(path, p, {Config{64, 64, 32, 8, 8, 16}, {false, 0, "C(0,1,2)\toff"}});
-  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 1.0 / 3.0, ""}});
+  append_measurement(path, p, {parse_config("mb64_nb64_kb32_tm4_tn4_team16"), {true, 12.5, ""}});
+  append_measurement(path, p, {parse_config("mb64_nb64_kb32_tm8_tn8_team16"), {false, 0, "C(0,1,2)\toff"}});
+  append_measurement(path, p, {parse_config("mb64_nb64_kb32_tm4_tn4_team16"), {true, 1.0 / 3.0, ""}});
   const auto loaded = load_measurements(path).problems;
   ASSERT_EQ(loaded.size(), 1u);
   const auto& list = loaded.at(to_string(p)).measured;
@@ -166,7 +169,8 @@ TEST(MeasurementCache, RecordsTheDeviceAndWhatEachSearchWasGiven) {
   p.m = 49, p.n = 2048, p.k = 512;
   q.m = 3136, q.n = 64, q.k = 576, q.dtype = DType::F16;
   const DeviceInfo device{"cuda", "NVIDIA H200", "sm_90", 132, 4814.304};
-  const std::vector<Config> seeds = {Config{64, 64, 32, 4, 4, 16}, parse_config("mb64_nb64_kb32_tm32_tn32_team128_ks4_tc")};
+  const std::vector<Config> seeds = {parse_config("mb64_nb64_kb32_tm4_tn4_team16"),
+                                     parse_config("mb64_nb64_kb32_tm32_tn32_team128_ks4_tc")};
   append_device(path, device);
   append_search(path, p, {2, seeds[0], seeds, std::nullopt});
   append_measurement(path, p, {seeds[0], {true, 12.5, ""}});
@@ -304,7 +308,8 @@ TEST(ProblemBench, SplitTf32ErrsAtMostTwiceTheSimtKernelOnLongK) {
     p.m = 192, p.n = 128, p.k = 4608;
     const ProblemBench<Space, float> bench(space, p, 7);
     const double simt = bench.max_relative_error(TuningPolicy<Space>::default_config(DType::F32));
-    const Config split_configs[] = {{128, 64, 16, 64, 32, 128, Family::TensorCore}, {64, 64, 32, 32, 32, 128, Family::TensorCore}};
+    const Config split_configs[] = {parse_config("mb128_nb64_kb16_tm64_tn32_team128_tc"),
+                                    parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc")};
     for (const Config& tc : split_configs) {
       const double split = bench.max_relative_error(tc);
       std::printf("[accuracy] %s 192x128x4608 SIMT %.2e, 3xTF32 %s %.2e\n", Space::name(), simt, to_string(tc).c_str(), split);
@@ -324,8 +329,11 @@ struct MadeUpErrors {
 };
 
 TEST(PrecisionGate, OffersEachSplitTf32FamilyOnlyWithinTwiceTheSimtError) {
-  const Config simt{128, 64, 16, 8, 8, 128}, tc_seed{128, 64, 16, 64, 32, 128, Family::TensorCore}, tc_other{64, 64, 32, 32, 32, 128, Family::TensorCore};
-  const Config wg_seed{128, 64, 16, 128, 64, 128, Family::Warpgroup}, wg_other{128, 128, 32, 128, 64, 256, Family::Warpgroup};
+  const Config simt = parse_config("mb128_nb64_kb16_tm8_tn8_team128"),
+               tc_seed = parse_config("mb128_nb64_kb16_tm64_tn32_team128_tc"),
+               tc_other = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
+  const Config wg_seed = parse_config("mb128_nb64_kb16_tm128_tn64_team128_wg"),
+               wg_other = parse_config("mb128_nb128_kb32_tm128_tn64_team256_wg");
   const std::vector<Config> seeds = {simt, tc_seed, wg_seed};
   const std::vector<Config> all = {simt, wg_other, tc_other, tc_seed, wg_seed};
   for (double tc_ratio : {0.5, 2.0, 2.5, 40.0})
@@ -391,7 +399,7 @@ TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
 TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem batch1;
   batch1.m = 49, batch1.n = 512, batch1.k = 4608;
-  const Config eight{32, 64, 32, 4, 4, 128, Family::Simt, 8};
+  const Config eight = parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks8");
   EXPECT_TRUE(split_fits(eight, batch1));
   Problem short_k = batch1;
   short_k.k = 480;  // 15 slabs: fewer than two per split
@@ -399,7 +407,7 @@ TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem big_grid = batch1;
   big_grid.m = 49 * 128;  // 196 x 8 blocks
   EXPECT_FALSE(split_fits(eight, big_grid));
-  EXPECT_TRUE(split_fits({32, 64, 32, 4, 4, 128}, big_grid));
+  EXPECT_TRUE(split_fits(parse_config("mb32_nb64_kb32_tm4_tn4_team128"), big_grid));
   for_each_enabled_space([&](auto space) {
     for (const Config& c : candidate_configs<decltype(space)>(batch1)) EXPECT_TRUE(split_fits(c, batch1)) << to_string(c);
   });
@@ -464,7 +472,7 @@ TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
     EXPECT_EQ(store_start<Space>(store, own), legal.back()) << Space::name();
     EXPECT_EQ(store_start<Space>(store, unseen), rank_stored_configs(store, unseen).front().config) << Space::name();
     if (!TensorCores<Space>::available) {  // a tensor-core entry cannot run here: the neighbour's config can
-      const Config tensor_cores{64, 64, 32, 32, 32, 128, Family::TensorCore};
+      const Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
       store.put({own, tensor_cores, 1000, 50, 10});
       EXPECT_EQ(store_start<Space>(store, own), legal.front()) << Space::name();
     }
@@ -477,7 +485,8 @@ TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
 TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
   Problem problem;
   problem.m = 784, problem.n = 128, problem.k = 1152;
-  const Config tuned{64, 128, 64, 8, 8, 1}, fallback{64, 64, 256, 8, 8, 1};
+  const Config tuned = parse_config("mb64_nb128_kb64_tm8_tn8_team1"),
+               fallback = parse_config("mb64_nb64_kb256_tm8_tn8_team1");
   const TunedEntry stale{problem, tuned, 300, 100, 40, kKernelGeneration - 1};
   const Measurement fast{true, 123.456, ""}, slow{true, 99.5, ""}, wrong{false, 500, "element (3, 4) off"};
 
@@ -551,9 +560,9 @@ TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) 
   });
   Problem short_k;
   short_k.m = 784, short_k.n = 128, short_k.k = 96;  // 3 slabs of 32
-  EXPECT_TRUE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 1, 1, 3}, short_k));
-  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 1, 1, 4}, short_k));
-  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 2, 1, 3}, short_k));  // 2 slabs per split
+  EXPECT_TRUE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_st3"), short_k));
+  EXPECT_FALSE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_st4"), short_k));
+  EXPECT_FALSE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_ks2_st3"), short_k));  // 2 slabs per split
 }
 
 // Batches of products smaller than a block (the 8 x 8 squares): on spaces that group products

@@ -175,7 +175,8 @@ std::vector<Config> candidate_configs(const Problem& problem) {
           for (int mb : ranges.mb)
             for (int nb : ranges.nb)
               for (int kb : ranges.kb)
-                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, Family::Simt, ks, bb, buffers});
+                for (int team : ranges.team)
+                  consider(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(tm).tn(tn).team(team).ks(ks).bb(bb).slab_buffers(buffers));
         // Tensor-core configs (fp16, and fp32 as 3xTF32, on devices that run them): the team is
         // one warp per tile; warpgroup configs (Hopper; why_illegal drops them elsewhere): four
         // warps per tile of the dtype's own, one product per team.
@@ -186,7 +187,7 @@ std::vector<Config> candidate_configs(const Problem& problem) {
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
                 for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, family, ks, bb, buffers};
+                  Config c = ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(tm).tn(tn).family(family).ks(ks).bb(bb).slab_buffers(buffers);
                   c.team = c.team_of_tiles() * bb;  // consider() drops blocks not a multiple of the tile
                   consider(c);
                 }
