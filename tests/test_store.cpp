@@ -378,18 +378,18 @@ TEST(StoreFile, EntriesAreOlderThanTheirOwnFamilysKernels) {
       EXPECT_FALSE(older_kernels(changed, family, host));
       EXPECT_FALSE(older_kernels(kKernelGeneration, family, host));
     }
-  ASSERT_GT(kernels_changed_at(Family::WarpSpecialized, false), kernels_changed_at(Family::TensorCore, false))
+  ASSERT_GT(kernels_changed_at(Family::TensorCore, false), kernels_changed_at(Family::WarpSpecialized, false))
       << "this case needs a family whose GPU kernels changed after another's";
   ConfigStore store;
   store.header = StoreHeader::stamped(DeviceInfo{"cuda", "NVIDIA H100 80GB HBM3", "sm_90", 132});
-  const int before = kernels_changed_at(Family::WarpSpecialized, false) - 1;
+  const int before = kernels_changed_at(Family::TensorCore, false) - 1;
   const auto fp16 = [](int m, int n, int k) { return Problem{Kernel::Gemm, DType::F16, 'n', 'n', m, n, k, 1}; };
   store.put({fp16(784, 128, 1152), parse_config("mb128_nb128_kb64_tm64_tn128_team384_st3_ws"), 9, 3, 8, before});
   store.put({fp16(3136, 64, 576), parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"), 9, 3, 8, before});
   store.put({fp16(196, 256, 2304), parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"), 9, 3, 8, kKernelGeneration});
   EXPECT_EQ(store.entries_on_older_kernels(), 1u);
   store.header = StoreHeader::stamped(kTestDevice);  // the same entries on a host: its kernels did not change
-  EXPECT_EQ(store.entries_on_older_kernels(), std::size_t(kernels_changed_at(Family::WarpSpecialized, true) > before));
+  EXPECT_EQ(store.entries_on_older_kernels(), std::size_t(kernels_changed_at(Family::TensorCore, true) > before));
 }
 
 // CI's check that the committed stores were measured on today's kernels: the commit that bumps

@@ -19,6 +19,8 @@ struct SlabStager {
   using Traits = SpaceTraits<ExecSpace>;
   // Elements one copy moves: runs contiguous in memory and in the slab go 16 bytes at a time on GPUs.
   static constexpr int kRun = Traits::copy_run_bytes > int(sizeof(Slab)) ? Traits::copy_run_bytes / int(sizeof(Slab)) : 1;
+  // Runs whose source is not aligned to them go as realigned runs where the space has them.
+  static constexpr bool kRealigns = kRun > 1 && Traits::template realigns_runs<Slab, Scalar>();
 
   // The tile is walked along a slow and a fast coordinate, the fast one being the source's
   // unit-stride dimension (so neighbouring threads read neighbouring addresses). Coordinates
@@ -33,7 +35,8 @@ struct SlabStager {
   int kb = 0;
   bool k_slow = false;                    // K runs along the slow coordinate (else the fast one)
   bool contiguous = false;                // fast is unit-stride in the source and in the slab
-  int width = 1;                          // kRun where contiguous and aligned
+  int width = 1;                          // kRun where contiguous, and aligned or realigned
+  bool realigned = false;                 // runs read through aligned words (kRealigns)
   // Where the source already holds the tile as a row-major slab of the slab's type (unit
   // column stride) and the tile lies inside it off K, a space that reads slabs in place
   // (SpaceTraits::reads_slabs_in_place) multiplies it there: nothing is staged, and the slab's
@@ -66,7 +69,8 @@ struct SlabStager {
     k_slow = fast_cols != k_cols;
     contiguous = src_fast == 1 && dst_fast == 1;
     const bool aligned = is_aligned(from) && src_slow % kRun == 0 && src_slab % kRun == 0 && ld % kRun == 0;
-    width = kRun > 1 && contiguous && aligned ? kRun : 1;
+    realigned = kRealigns && contiguous && !aligned && ld % kRun == 0;
+    width = kRun > 1 && contiguous && (aligned || realigned) ? kRun : 1;
     const bool inside_off_k = k_cols ? src.rows - r0 >= rows : src.cols - c0 >= cols;
     const bool rows_apart_ok = k_cols || src.row_stride * std::ptrdiff_t(sizeof(Scalar)) < Traits::in_place_k_row_bytes;
     in_place = Traits::reads_slabs_in_place && std::is_same<Scalar, Slab>::value && exact_depth &&
@@ -102,6 +106,8 @@ struct SlabStager {
   KOKKOS_INLINE_FUNCTION void stage(Slab* to, int slab, int depth) const {
     if (Traits::reads_slabs_in_place && in_place) return;
     // Unit strides known at compile time: 16-byte copies on GPUs, vectorised loops on CPUs.
+    if constexpr (kRealigns)
+      if (realigned) return stage_in<kRun, true, true>(to, slab, depth);
     if (width == kRun && contiguous)
       stage_in<kRun, true>(to, slab, depth);
     else if (contiguous)
@@ -111,7 +117,15 @@ struct SlabStager {
   }
 
  private:
-  template <int W, bool Contiguous>
+  template <int U, int W, bool Realigned>
+  KOKKOS_INLINE_FUNCTION static void copy_runs(Slab* to, int to_step, const Scalar* from, std::ptrdiff_t from_step) {
+    if constexpr (Realigned)
+      Traits::template copy_realigned_runs_to_scratch<U, W>(to, to_step, from, from_step);
+    else
+      Traits::template copy_runs_to_scratch<U, W>(to, to_step, from, from_step);
+  }
+
+  template <int W, bool Contiguous, bool Realigned = false>
   KOKKOS_INLINE_FUNCTION void stage_in(Slab* to, int slab, int depth) const {
     const int to_fast = Contiguous ? 1 : dst_fast;
     const std::ptrdiff_t from_fast = Contiguous ? 1 : src_fast;
@@ -130,9 +144,9 @@ struct SlabStager {
       constexpr int U = Traits::runs_in_flight;
       int p = slow0;
       for (; p + (U - 1) * slow_step < slow_n; p += U * slow_step, src += U * src_step, dst += U * dst_step)
-        Traits::template copy_runs_to_scratch<U, W>(dst, dst_step, src, src_step);
+        copy_runs<U, W, Realigned>(dst, dst_step, src, src_step);
       for (; p < slow_n; p += slow_step, src += src_step, dst += dst_step)
-        Traits::template copy_runs_to_scratch<1, W>(dst, dst_step, src, src_step);
+        copy_runs<1, W, Realigned>(dst, dst_step, src, src_step);
       return;
     }
     for (int p = slow0; p < slow_n; p += slow_step) {
@@ -140,7 +154,9 @@ struct SlabStager {
       Slab* dst_row = to + p * dst_slow;
       for (int q = fast0; q < fast_n; q += fast_step) {
         if (p < slow_valid && q + W <= fast_valid) {
-          if constexpr (W > 1)
+          if constexpr (Realigned)
+            copy_runs<1, W, true>(dst_row + q, 0, src_row + q, 0);
+          else if constexpr (W > 1)
             Traits::template copy_run_to_scratch<W>(dst_row + q, src_row + q);
           else
             Traits::copy_to_scratch(dst_row + q * to_fast, src_row + q * from_fast);

@@ -4,6 +4,7 @@
 // values the tuner searches) is the kernels' tuning policy (kgemm/tuning_policy.hpp).
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "kgemm/spaces/tensor_core_tile.hpp"
@@ -52,6 +53,11 @@ struct SpaceTraits {
   template <int U, int R, class To, class From>
   KOKKOS_INLINE_FUNCTION static void copy_runs_to_scratch(To* to, int to_step, const From* from, std::ptrdiff_t from_step) {
     for (int u = 0; u < U; ++u) copy_run_to_scratch<R>(to + u * to_step, from + u * from_step);
+  }
+  // Unaligned runs are copied element by element here (copy_realigned_runs_to_scratch: GPUs).
+  template <class To, class From>
+  KOKKOS_INLINE_FUNCTION static constexpr bool realigns_runs() {
+    return false;
   }
   // Copies finish inside the copy calls here.
   KOKKOS_INLINE_FUNCTION static void commit_scratch_copies() {}
@@ -139,6 +145,53 @@ struct SpaceTraits<Kokkos::Cuda> {
         for (int q = 0; q < R; ++q) to[u * to_step + q] = To(loaded[u][q]);
     }
   }
+  // Runs of 16 bytes whose source is not aligned to 16 bytes, contiguous in memory and in
+  // scratch (fp16 rows of an odd length: conv1's K = 147), where the types match and element
+  // copies would go through registers two bytes at a time: each run is read as the aligned
+  // 16-byte words holding it (one where it happens to be aligned, else two) and shifted into
+  // place, so a thread has U 16-byte loads in flight instead of U 2-byte ones, and a slab is
+  // staged at the rate of aligned rows. Each word read holds a byte of the run, and memory is
+  // allocated and mapped in whole 16-byte words, so no read leaves the memory the run lies in.
+  template <class To, class From>
+  KOKKOS_INLINE_FUNCTION static constexpr bool realigns_runs() {
+    return std::is_same<To, std::remove_const_t<From>>::value && sizeof(To) == 2;
+  }
+  template <int U, int R, class T>
+  KOKKOS_INLINE_FUNCTION static void copy_realigned_runs_to_scratch(T* to, int to_step, const T* from, std::ptrdiff_t from_step) {
+    static_assert(sizeof(T) * R == 16 && realigns_runs<T, T>(), "kgemm: realigned runs are 16 bytes of 2-byte elements");
+#if defined(__CUDA_ARCH__)
+    uint4 low[U], high[U];
+    unsigned offset[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const auto address = reinterpret_cast<std::uintptr_t>(from + u * from_step);
+      offset[u] = unsigned(address) & 15u;
+      const uint4* word = reinterpret_cast<const uint4*>(address - offset[u]);
+      low[u] = word[0];
+      high[u] = low[u];
+      if (offset[u] != 0) high[u] = word[1];
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) *reinterpret_cast<uint4*>(in_scratch(to + u * to_step)) = realigned(low[u], high[u], offset[u]);
+#else
+    for (int u = 0; u < U; ++u)
+      for (int q = 0; q < R; ++q) to[u * to_step + q] = from[u * from_step + q];
+#endif
+  }
+#if defined(__CUDA_ARCH__)
+  // The 16 bytes from byte `offset` (even) of the 32 in `low` then `high`: whole words moved by
+  // selects (an indexed array would go to local memory), then half a word by a funnel shift.
+  KOKKOS_INLINE_FUNCTION static uint4 realigned(const uint4& low, const uint4& high, unsigned offset) {
+    unsigned x[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+#pragma unroll
+    for (int i = 0; i < 6; ++i) x[i] = (offset & 8u) ? x[i + 2] : x[i];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) x[i] = (offset & 4u) ? x[i + 1] : x[i];
+    const unsigned bits = (offset & 2u) * 8u;
+    return {__funnelshift_r(x[0], x[1], bits), __funnelshift_r(x[1], x[2], bits), __funnelshift_r(x[2], x[3], bits),
+            __funnelshift_r(x[3], x[4], bits)};
+  }
+#endif
   // A run of R elements (16 bytes) whose first `bytes` come from `from`, the rest zeros (a
   // source's edge): one cp.async with zero fill from Ampere on; `from` is not read past `bytes`.
   template <int R, class T>
