@@ -185,6 +185,33 @@ TEST(Search, StoresConfigsAreMeasuredBeforeTheOtherSeeds) {
   for (std::size_t i = 0; i < outcome.log.size(); ++i) EXPECT_EQ(outcome.log[i].config, starts[i]);
 }
 
+// With step_after, the climb steps once from the fastest of the first starts (the default and the
+// store's configs) before it measures the others (the seeds): a budget that ends one evaluation
+// after the store's configs finds the best next to the fastest of them, where measuring the seeds
+// first would spend that evaluation on a seed. Without a store nothing is stepped from early.
+TEST(Search, ClimbStepsFromTheStoresBestBeforeMeasuringTheSeeds) {
+  const auto configs = grid_of_configs();  // 4 x 5 x 3: mb, nb, kb
+  const Config fallback{16, 16, 32, 4, 4, 1}, stored{64, 64, 64, 4, 4, 1}, other_stored{128, 256, 128, 4, 4, 1};
+  const Config best{64, 128, 64, 4, 4, 1};  // one step from `stored` along nb
+  const std::vector<Config> seeds = {fallback, {32, 32, 32, 4, 4, 1}, {128, 16, 32, 4, 4, 1}};
+  const std::vector<Config> known = {other_stored, stored};
+  const std::vector<Config> starts = ordered_starts(seeds, known);
+  EXPECT_EQ(step_after_starts(starts, known), 3u);
+  EXPECT_EQ(step_after_starts(starts, {}), 0u);
+  EXPECT_EQ(step_after_starts(starts, {fallback}), 1u);
+  const auto speed = [&](const Config& c) { return Measurement{true, c == best ? 300.0 : c == stored ? 200.0 : 100.0, ""}; };
+  const Predict knows_the_best = [&](const Config&, double from_gflops, const Config& to) { return to == best ? 2 * from_gflops : from_gflops; };
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const SearchOutcome stepped = search(configs, starts, Strategy::Climb, parse_budget("4"), seed, speed, {}, knows_the_best,
+                                         step_after_starts(starts, known));
+    EXPECT_EQ(stepped.best, best) << "seed " << seed;
+    const SearchOutcome seeds_first = search(configs, starts, Strategy::Climb, parse_budget("4"), seed, speed, {}, knows_the_best);
+    EXPECT_EQ(seeds_first.best, stored) << "seed " << seed;
+    ASSERT_EQ(seeds_first.log.size(), 4u);
+    EXPECT_EQ(seeds_first.log[3].config, seeds[1]) << "seed " << seed;
+  }
+}
+
 TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
   EXPECT_THROW(parse_strategy("annealing"), std::invalid_argument);
   EXPECT_THROW(parse_budget("ten"), std::invalid_argument);

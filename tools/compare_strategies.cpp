@@ -38,6 +38,7 @@ struct Replayed {
   double best = 0;
   std::optional<double> dispatch_pick;  // its rate over the best (dispatch_picks), where the cache names its device
   kgemm::Predict predict;  // how autotune's climb ranks steps (model_prediction), where the cache names its device
+  std::size_t step_after = 0;  // the starts stepped from before the seeds (step_after_starts)
 
   kgemm::Measurement measure(const kgemm::Config& c) const { return measured.at(kgemm::to_string(c)); }
   // The config string of the exhaustive best (the first in config order on a tie).
@@ -51,7 +52,8 @@ struct Replayed {
     kgemm::Budget limit;
     limit.evaluations = budget;
     const kgemm::SearchOutcome outcome =
-        kgemm::search(candidates, starts, strategy, limit, seed, [&](const kgemm::Config& c) { return measure(c); }, {}, predict);
+        kgemm::search(candidates, starts, strategy, limit, seed, [&](const kgemm::Config& c) { return measure(c); }, {}, predict,
+                      step_after);
     double found = outcome.best_gflops;
     int evaluations = int(outcome.log.size());
     const auto at_default = measured.find(kgemm::to_string(fallback));
@@ -74,8 +76,9 @@ std::vector<kgemm::Config> fitted_seeds(const std::vector<kgemm::Config>& seeds,
 }
 
 // The store's configs among the starts where autotune puts them (ordered_starts).
-void add_known(std::vector<kgemm::Config>& starts, const std::vector<kgemm::Config>& known) {
-  starts = kgemm::ordered_starts(starts, known);
+void add_known(Replayed& r, const std::vector<kgemm::Config>& known) {
+  r.starts = kgemm::ordered_starts(r.starts, known);
+  r.step_after = kgemm::step_after_starts(r.starts, known);
 }
 
 // Per problem, from a store holding every other problem with its exhaustive best: what dispatch
@@ -126,7 +129,7 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     const kgemm::Problem problem = kgemm::parse_problem(key);
     const auto seeds = seed_configs.find(problem.dtype);
     r.starts = seeds == seed_configs.end() ? recorded.given.seeds : fitted_seeds(seeds->second, problem, *cache.device);
-    if (starts == Starts::Recorded) add_known(r.starts, recorded.given.known);
+    if (starts == Starts::Recorded) add_known(r, recorded.given.known);
     if (cache.device) r.predict = kgemm::model_prediction(problem, *cache.device);
     r.fallback = recorded.given.fallback;
     const bool default_besides = recorded.measured.size() > recorded.given.candidates;
@@ -142,7 +145,7 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device);
     for (std::size_t p = 0; p < problems.size(); ++p) {
       Replayed& r = problems[p];
-      if (starts == Starts::Store) add_known(r.starts, picks[p].starts);
+      if (starts == Starts::Store) add_known(r, picks[p].starts);
       if (!picks[p].dispatched) continue;
       const kgemm::Measurement picked = r.measure(*picks[p].dispatched);
       r.dispatch_pick = picked.correct ? picked.gflops / r.best : 0;

@@ -201,14 +201,24 @@ void climb_from(Searcher& searcher, const std::vector<Config>& candidates, const
 
 // Measures the starts, then climbs from each, fastest first (each start stands for a kernel
 // family or block class that a climb one step at a time seldom crosses into), then from random
-// unmeasured candidates while budget is left.
+// unmeasured candidates while budget is left. Where `step_after` of the starts are followed by
+// others, the fastest of those first ones is stepped from once (its neighbour predicted fastest)
+// before the others are measured; the neighbour is then climbed from as a start.
 void climb(Searcher& searcher, const std::vector<Config>& candidates, const std::vector<std::size_t>& starts,
-           const Predict& predict, std::mt19937_64& rng) {
+           std::size_t step_after, const Predict& predict, std::mt19937_64& rng) {
   const Neighbourhood neighbourhood(candidates);
   std::vector<std::pair<double, std::size_t>> by_rate;
-  for (std::size_t i : starts) {
+  for (std::size_t n = 0; n < starts.size(); ++n) {
     if (searcher.exhausted()) return;
-    by_rate.push_back({-searcher.measure(i), i});
+    by_rate.push_back({-searcher.measure(starts[n]), starts[n]});
+    if (n + 1 != step_after || n + 1 == starts.size()) continue;
+    const auto& [negative_rate, fastest] = *std::min_element(by_rate.begin(), by_rate.end());
+    for (std::size_t j : in_climbing_order(neighbourhood.of(fastest), candidates, fastest, -negative_rate, predict, rng)) {
+      if (searcher.exhausted()) return;
+      if (searcher.visited(j)) continue;
+      by_rate.push_back({-searcher.measure(j), j});
+      break;
+    }
   }
   std::stable_sort(by_rate.begin(), by_rate.end());
   for (const auto& [negative_rate, i] : by_rate) {
@@ -225,17 +235,23 @@ void climb(Searcher& searcher, const std::vector<Config>& candidates, const std:
 }
 
 // The candidates a climb starts from: each start, or where it is no candidate the nearest of
-// its family; a random candidate when none is left.
+// its family; a random candidate when none is left. `first`: how many of them the first `first`
+// starts gave (the count becomes that).
 std::vector<std::size_t> start_indices(const std::vector<Config>& candidates, const std::vector<Config>& starts,
-                                       std::mt19937_64& rng) {
+                                       std::size_t& first, std::mt19937_64& rng) {
   const Neighbourhood neighbourhood(candidates);
   std::vector<std::size_t> at;
-  for (const Config& start : starts) {
+  const std::size_t first_starts = first;
+  first = 0;
+  for (std::size_t n = 0; n < starts.size(); ++n) {
+    const Config& start = starts[n];
+    if (n == first_starts) first = at.size();
     const auto exact = std::find(candidates.begin(), candidates.end(), start);
     const std::optional<std::size_t> i =
         exact != candidates.end() ? std::optional<std::size_t>(std::size_t(exact - candidates.begin())) : neighbourhood.nearest(start);
     if (i && std::find(at.begin(), at.end(), *i) == at.end()) at.push_back(*i);
   }
+  if (first_starts >= starts.size()) first = at.size();
   if (at.empty()) at.push_back(std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng));
   return at;
 }
@@ -244,7 +260,7 @@ std::vector<std::size_t> start_indices(const std::vector<Config>& candidates, co
 
 SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Config>& starts, Strategy strategy,
                      const Budget& budget, std::uint64_t seed, const Evaluate& evaluate,
-                     const OnProgress& on_progress, const Predict& predict) {
+                     const OnProgress& on_progress, const Predict& predict, std::size_t step_after) {
   if (candidates.empty()) return {};
   Searcher searcher(candidates, budget, evaluate, on_progress);
   std::mt19937_64 rng(seed);
@@ -260,9 +276,12 @@ SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Co
         searcher.measure(i);
       }
       break;
-    case Strategy::Climb:
-      climb(searcher, candidates, start_indices(candidates, starts, rng), predict, rng);
+    case Strategy::Climb: {
+      std::size_t first = step_after;
+      const std::vector<std::size_t> at = start_indices(candidates, starts, first, rng);
+      climb(searcher, candidates, at, first, predict, rng);
       break;
+    }
   }
   return searcher.outcome();
 }

@@ -186,6 +186,15 @@ inline std::vector<Config> ordered_starts(const std::vector<Config>& seeds, cons
   return starts;
 }
 
+// How many of `starts` (ordered_starts' with `known`) a climb steps from before it measures the
+// others (search's step_after): the space default and the store's configs, where the store
+// offers any (on the Hopper caches at budget 8, 94 problems of 104 within 2 % of the best against 92
+// measuring the seeds first, 56 of 62 against 54); none without (a step from the default alone
+// costs a seed: 67 of 104 against 69).
+inline std::size_t step_after_starts(const std::vector<Config>& starts, const std::vector<Config>& known) {
+  return known.empty() || starts.empty() ? 0 : ordered_starts({starts.front()}, known).size();
+}
+
 // Where a search starts: the space's seeds, each fitted to small products and split for the
 // device, in ordered_starts' order with `known`.
 template <class ExecSpace>

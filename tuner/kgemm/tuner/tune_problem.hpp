@@ -138,7 +138,7 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   if (hooks.searching) hooks.searching({candidates.size(), fallback, search_starts<ExecSpace>(problem, device.threads), known});
   const std::vector<Config> starts = search_starts<ExecSpace>(problem, device.threads, known);
   out.search = search(candidates, starts, settings.strategy, settings.budget, settings.seed, measure_once, hooks.progress,
-                      model_prediction(problem, device));
+                      model_prediction(problem, device), step_after_starts(starts, known));
 
   if (!out.baseline.correct && out.search.best_gflops <= 0) return out;
   TunedEntry entry;
