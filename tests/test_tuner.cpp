@@ -212,6 +212,31 @@ TEST(Search, ClimbStepsFromTheStoresBestBeforeMeasuringTheSeeds) {
   }
 }
 
+// The seeds after the first start (the default) are measured in the order the model predicts
+// them fastest from the default's rate, the given order among equal predictions; the store's
+// configs (the first step_after starts) keep their order.
+TEST(Search, SeedsAreMeasuredInThePredictedOrder) {
+  const auto configs = grid_of_configs();
+  const std::vector<Config> starts = {configs[0], configs[10], configs[20], configs[30], configs[40]};
+  const auto speed = [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; };
+  const Predict prefers_the_last = [&](const Config&, double from_gflops, const Config& to) {
+    return to == starts.back() ? 2 * from_gflops : from_gflops;
+  };
+  const SearchOutcome seeds_alone = search(configs, starts, Strategy::Climb, parse_budget("3"), 1, speed, {}, prefers_the_last);
+  ASSERT_EQ(seeds_alone.log.size(), 3u);
+  EXPECT_EQ(seeds_alone.log[0].config, starts[0]);
+  EXPECT_EQ(seeds_alone.log[1].config, starts[4]);
+  EXPECT_EQ(seeds_alone.log[2].config, starts[1]);
+  // The first three as given, a step from the fastest of them (none of the starts is one step
+  // from another), then the seeds, the predicted fastest first.
+  const SearchOutcome after_the_store =
+      search(configs, starts, Strategy::Climb, parse_budget("5"), 1, speed, {}, prefers_the_last, 3);
+  ASSERT_EQ(after_the_store.log.size(), 5u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(after_the_store.log[i].config, starts[i]);
+  EXPECT_EQ(std::find(starts.begin(), starts.end(), after_the_store.log[3].config), starts.end());
+  EXPECT_EQ(after_the_store.log[4].config, starts[4]);
+}
+
 TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
   EXPECT_THROW(parse_strategy("annealing"), std::invalid_argument);
   EXPECT_THROW(parse_budget("ten"), std::invalid_argument);

@@ -110,16 +110,20 @@ struct TuningPolicy<Kokkos::Cuda> {
               {64, 128, 64, 64, 128, 128, Family::Warpgroup},      // one warpgroup's 64 x 128 tile
               {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4},  // warp-specialized, 4 x 32 KB buffers
               {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 3},  // its 64 x 256 tiles, 3 x 48 KB buffers
-              {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 4}};    // the same on 64 x 64 blocks
-    std::vector<Config> seeds = {default_config(dtype),
-                                 {64, 64, 32, 8, 4, 128},
-                                 {32, 64, 32, 4, 4, 128}};  // small M: batch-1 layers have M = 49 ... 12544
-    if (fp32_on_tensor_cores(dtype)) {
-      seeds.push_back({32, 64, 32, 32, 64, 32, Family::TensorCore, 1, 1, 3});  // a warp's 32 x 64 tile, 3 buffers
-      // Hopper's TF32 warpgroup MMA: two warpgroups' 128 x 64 tiles on 32-deep slabs, 4 buffers.
-      seeds.push_back({128, 128, 32, 128, 64, 256, Family::Warpgroup, 1, 1, 4});
-    }
-    return seeds;
+              {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 4},     // the same on 64 x 64 blocks
+              {64, 128, 64, 64, 128, 256, Family::WarpSpecialized, 1, 1, 4}};  // and on 64 x 128 blocks
+    const Config simt_64{64, 64, 32, 8, 4, 128}, simt_32{32, 64, 32, 4, 4, 128};  // small M: batch-1 layers have M = 49 ... 12544
+    if (!fp32_on_tensor_cores(dtype)) return {default_config(dtype), simt_64, simt_32};
+    // Hopper's TF32 warpgroup MMA on 32-deep slabs: one warpgroup's 128 x 64 tile (the most
+    // frequent fp32 winner on the H200) and two on 128 x 128 blocks with 4 buffers; a warp's
+    // 32 x 64 `mma.sync` tile with 3 buffers; the SIMT seeds for problems whose 3xTF32
+    // candidates the precision gate withholds.
+    return {default_config(dtype),
+            {128, 64, 32, 128, 64, 128, Family::Warpgroup},
+            simt_32,
+            {32, 64, 32, 32, 64, 32, Family::TensorCore, 1, 1, 3},
+            {128, 128, 32, 128, 64, 256, Family::Warpgroup, 1, 1, 4},
+            simt_64};
   }
   static ParamRanges ranges() {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs

@@ -199,18 +199,35 @@ void climb_from(Searcher& searcher, const std::vector<Config>& candidates, const
   }
 }
 
+// The starts from `from` on (the seeds) in the order the model predicts them fastest from the
+// first start's measured rate (the space default's), the given order among equal predictions: a
+// seed whose blocks pad the problem or leave the last wave half empty is measured after those
+// that fit it, which at a budget of 4 measures the better-fitting seeds (on the Hopper caches,
+// seeds alone: 0.84 and 0.82 of the best where the given order gave 0.83 and 0.78).
+void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, const std::vector<Config>& candidates,
+                         double first_gflops, const Predict& predict) {
+  if (!predict || first_gflops <= 0 || from >= starts.size()) return;
+  std::vector<std::pair<double, std::size_t>> ranked;
+  for (std::size_t n = from; n < starts.size(); ++n)
+    ranked.push_back({predict(candidates[starts.front()], first_gflops, candidates[starts[n]]), starts[n]});
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t n = from; n < starts.size(); ++n) starts[n] = ranked[n - from].second;
+}
+
 // Measures the starts, then climbs from each, fastest first (each start stands for a kernel
 // family or block class that a climb one step at a time seldom crosses into), then from random
-// unmeasured candidates while budget is left. Where `step_after` of the starts are followed by
-// others, the fastest of those first ones is stepped from once (its neighbour predicted fastest)
-// before the others are measured; the neighbour is then climbed from as a start.
-void climb(Searcher& searcher, const std::vector<Config>& candidates, const std::vector<std::size_t>& starts,
+// unmeasured candidates while budget is left. The starts past the first `step_after` (at least
+// the first) are measured in order_by_prediction's order. Where `step_after` of the starts are
+// followed by others, the fastest of those first ones is stepped from once (its neighbour
+// predicted fastest) before the others are measured; the neighbour is then climbed from as a start.
+void climb(Searcher& searcher, const std::vector<Config>& candidates, std::vector<std::size_t> starts,
            std::size_t step_after, const Predict& predict, std::mt19937_64& rng) {
   const Neighbourhood neighbourhood(candidates);
   std::vector<std::pair<double, std::size_t>> by_rate;
   for (std::size_t n = 0; n < starts.size(); ++n) {
     if (searcher.exhausted()) return;
     by_rate.push_back({-searcher.measure(starts[n]), starts[n]});
+    if (n == 0) order_by_prediction(starts, std::max<std::size_t>(1, step_after), candidates, -by_rate[0].first, predict);
     if (n + 1 != step_after || n + 1 == starts.size()) continue;
     const auto& [negative_rate, fastest] = *std::min_element(by_rate.begin(), by_rate.end());
     for (std::size_t j : in_climbing_order(neighbourhood.of(fastest), candidates, fastest, -negative_rate, predict, rng)) {

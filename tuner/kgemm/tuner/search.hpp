@@ -63,7 +63,9 @@ using Predict = std::function<double(const Config& from, double from_gflops, con
 // place's neighbours in the order `predict` ranks them (random order among equal predictions,
 // and without one). With `step_after` (the space default and the store's configs: the starts
 // most likely near the best), it takes one step from the fastest of the first `step_after`
-// starts before it measures the others (the seeds). `seed` makes Random and Climb repeatable.
+// starts before it measures the others (the seeds). The starts past the first `step_after` (past
+// the first where none) are measured in the order `predict` ranks them from the first start's
+// rate, the given order among equal predictions. `seed` makes Random and Climb repeatable.
 SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Config>& starts, Strategy strategy,
                      const Budget& budget, std::uint64_t seed, const Evaluate& evaluate,
                      const OnProgress& on_progress = {}, const Predict& predict = {}, std::size_t step_after = 0);
