@@ -116,16 +116,21 @@ struct TuningPolicy<Kokkos::Cuda> {
               parse_config("mb64_nb128_kb64_tm64_tn128_team128_wg"),       // one warpgroup's 64 x 128 tile
               parse_config("mb128_nb128_kb64_tm64_tn128_team384_st4_ws"),  // warp-specialized, 4 x 32 KB buffers
               parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws"),  // its 64 x 256 tiles, 3 x 48 KB buffers
-              parse_config("mb64_nb64_kb64_tm64_tn64_team256_st4_ws")};    // the same on 64 x 64 blocks
-    std::vector<Config> seeds = {default_config(dtype),
-                                 parse_config("mb64_nb64_kb32_tm8_tn4_team128"),
-                                 parse_config("mb32_nb64_kb32_tm4_tn4_team128")};  // small M: batch-1 layers have M = 49 ... 12544
-    if (fp32_on_tensor_cores(dtype)) {
-      seeds.push_back(parse_config("mb32_nb64_kb32_tm32_tn64_team32_st3_tc"));  // a warp's 32 x 64 tile, 3 buffers
-      // Hopper's TF32 warpgroup MMA: two warpgroups' 128 x 64 tiles on 32-deep slabs, 4 buffers.
-      seeds.push_back(parse_config("mb128_nb128_kb32_tm128_tn64_team256_st4_wg"));
-    }
-    return seeds;
+              parse_config("mb64_nb64_kb64_tm64_tn64_team256_st4_ws"),     // the same on 64 x 64 blocks
+              parse_config("mb64_nb128_kb64_tm64_tn128_team256_st4_ws")};  // and on 64 x 128 blocks
+    const Config simt_64 = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
+    const Config simt_32 = parse_config("mb32_nb64_kb32_tm4_tn4_team128");  // small M: batch-1 layers have M = 49 ... 12544
+    if (!fp32_on_tensor_cores(dtype)) return {default_config(dtype), simt_64, simt_32};
+    // Hopper's TF32 warpgroup MMA on 32-deep slabs: one warpgroup's 128 x 64 tile (the most
+    // frequent fp32 winner on the H200) and two on 128 x 128 blocks with 4 buffers; a warp's
+    // 32 x 64 `mma.sync` tile with 3 buffers; the SIMT seeds for problems whose 3xTF32
+    // candidates the precision gate withholds.
+    return {default_config(dtype),
+            parse_config("mb128_nb64_kb32_tm128_tn64_team128_wg"),
+            simt_32,
+            parse_config("mb32_nb64_kb32_tm32_tn64_team32_st3_tc"),
+            parse_config("mb128_nb128_kb32_tm128_tn64_team256_st4_wg"),
+            simt_64};
   }
   static ParamRanges ranges() {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs
