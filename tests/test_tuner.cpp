@@ -143,7 +143,7 @@ TEST(Search, ClimbStepsToTheNeighbourPredictedFastestFirst) {
   std::vector<Config> configs;
   for (int mb : {8, 16, 32, 64, 128})
     for (int nb : {8, 16, 32, 64, 128})
-      for (int kb : {8, 16, 32, 64, 128}) configs.push_back({mb, nb, kb, 4, 4, 1});
+      for (int kb : {8, 16, 32, 64, 128}) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(4).tn(4).team(1));
   const Config start = parse_config("mb32_nb32_kb32_tm4_tn4_team1"), best = parse_config("mb32_nb32_kb64_tm4_tn4_team1");
   const auto speed = [&](const Config& c) { return Measurement{true, c == best ? 200.0 : c == start ? 100.0 : 50.0, ""}; };
   const Predict knows_the_best = [&](const Config&, double from_gflops, const Config& to) { return to == best ? 2 * from_gflops : from_gflops; };
