@@ -52,7 +52,7 @@ kgemm::ConfigStore generated(int entries) {
   for (int i = 0; i < entries; ++i) {
     // In store order (by m), so each put appends.
     const kgemm::Problem problem{kgemm::Kernel::Gemm, kgemm::DType::F32, 'n', 'n', 1 + i, 64 << (i % 3), 147 + i % 7, 1};
-    store.put({problem, {64, 64, 32, 4, 4, 16}, 55.2123456789 + i % 1000, 12.19876 + i % 100, 40});
+    store.put({problem, kgemm::parse_config("mb64_nb64_kb32_tm4_tn4_team16"), 55.2123456789 + i % 1000, 12.19876 + i % 100, 40});
   }
   return store;
 }

@@ -20,39 +20,42 @@ namespace kgemm::test {
 namespace {
 
 TEST(ConfigString, RoundTripsAndRejectsMalformedText) {
-  const Config c{128, 64, 16, 8, 4, 256};
+  const Config c = parse_config("mb128_nb64_kb16_tm8_tn4_team256");
   EXPECT_EQ(to_string(c), "mb128_nb64_kb16_tm8_tn4_team256");
   EXPECT_EQ(parse_config(to_string(c)), c);
-  const Config tensor_cores{128, 64, 32, 64, 32, 128, Family::TensorCore};
+  const Config tensor_cores = parse_config("mb128_nb64_kb32_tm64_tn32_team128_tc");
   EXPECT_EQ(to_string(tensor_cores), "mb128_nb64_kb32_tm64_tn32_team128_tc");
   EXPECT_EQ(parse_config(to_string(tensor_cores)), tensor_cores);
   // Without _tc, 64x32 would be a thread's micro-tile, and none that large is compiled.
   EXPECT_THROW(parse_config("mb128_nb64_kb32_tm64_tn32_team128"), std::invalid_argument);
-  const Config split{32, 64, 32, 4, 4, 128, Family::Simt, 8}, split_tc{64, 64, 32, 32, 32, 128, Family::TensorCore, 4};
+  const Config split = parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks8"),
+               split_tc = parse_config("mb64_nb64_kb32_tm32_tn32_team128_ks4_tc");
   EXPECT_EQ(to_string(split), "mb32_nb64_kb32_tm4_tn4_team128_ks8");
   EXPECT_EQ(to_string(split_tc), "mb64_nb64_kb32_tm32_tn32_team128_ks4_tc");
   EXPECT_EQ(parse_config(to_string(split)), split);
   EXPECT_EQ(parse_config(to_string(split_tc)), split_tc);
-  EXPECT_EQ(parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks1"), (Config{32, 64, 32, 4, 4, 128}));
-  const Config grouped{16, 16, 16, 4, 4, 128, Family::Simt, 1, 8}, grouped_tc{32, 32, 32, 32, 32, 64, Family::TensorCore, 1, 2};
+  EXPECT_EQ(parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks1"), (parse_config("mb32_nb64_kb32_tm4_tn4_team128")));
+  const Config grouped = parse_config("mb16_nb16_kb16_tm4_tn4_team128_bb8"),
+               grouped_tc = parse_config("mb32_nb32_kb32_tm32_tn32_team64_bb2_tc");
   EXPECT_EQ(to_string(grouped), "mb16_nb16_kb16_tm4_tn4_team128_bb8");
   EXPECT_EQ(to_string(grouped_tc), "mb32_nb32_kb32_tm32_tn32_team64_bb2_tc");
   EXPECT_EQ(parse_config(to_string(grouped)), grouped);
   EXPECT_EQ(parse_config(to_string(grouped_tc)), grouped_tc);
   EXPECT_EQ(parse_config("mb16_nb16_kb16_tm4_tn4_team128_ks1_bb8"), grouped);
-  const Config deep{128, 64, 32, 64, 32, 128, Family::TensorCore, 4, 1, 3};
+  const Config deep = parse_config("mb128_nb64_kb32_tm64_tn32_team128_ks4_st3_tc");
   EXPECT_EQ(to_string(deep), "mb128_nb64_kb32_tm64_tn32_team128_ks4_st3_tc");
   EXPECT_EQ(parse_config(to_string(deep)), deep);
   EXPECT_EQ(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st0_tc"), tensor_cores);
   EXPECT_NE(parse_config("mb128_nb64_kb32_tm64_tn32_team128_st2_tc"), tensor_cores);
-  const Config warpgroups{128, 128, 32, 64, 128, 256, Family::Warpgroup, 2, 1, 3};
+  const Config warpgroups = parse_config("mb128_nb128_kb32_tm64_tn128_team256_ks2_st3_wg");
   EXPECT_EQ(to_string(warpgroups), "mb128_nb128_kb32_tm64_tn128_team256_ks2_st3_wg");
   EXPECT_EQ(parse_config(to_string(warpgroups)), warpgroups);
   EXPECT_NE(parse_config("mb128_nb128_kb32_tm64_tn64_team512_wg"), parse_config("mb128_nb128_kb32_tm64_tn64_team128_tc"));
-  const Config specialized{128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4};
+  const Config specialized = parse_config("mb128_nb128_kb64_tm64_tn128_team384_st4_ws");
   EXPECT_EQ(to_string(specialized), "mb128_nb128_kb64_tm64_tn128_team384_st4_ws");
   EXPECT_EQ(parse_config(to_string(specialized)), specialized);
-  EXPECT_NE(specialized, (Config{128, 128, 64, 64, 128, 384, Family::Warpgroup, 1, 1, 4}));
+  const Config its_warpgroups = ConfigBuilder().mb(128).nb(128).kb(64).tm(64).tn(128).team(384).family(Family::Warpgroup).slab_buffers(4);
+  EXPECT_NE(specialized, its_warpgroups);
   for (const char* bad : {"", "mb128", "mb128_nb64_kb16_tm8_tn4", "mb128_nb64_kb16_tm8_tn4_team256_x1",
                           "mbx_nb64_kb16_tm8_tn4_team256", "nb64_mb128_kb16_tm8_tn4_team256", "_tc",
                           "mb128_nb64_kb16_tm8_tn4_team256_tc_tc", "mb128_nb64_kb16_tm8_tn4_tc",
@@ -104,8 +107,9 @@ TEST(ConfigString, OutOfRangeAndContradictoryFieldsAreRefusedWithTheReason) {
     }
   }
   EXPECT_EQ(why_malformed(Config{}), "");
-  EXPECT_NE(why_malformed(Config{64, 64, 32, 4, 0, 16}), "");
-  EXPECT_NE(why_malformed(Config{128, 128, 128, 64, 128, 256, Family::Warpgroup}).find("64 k at most"), std::string::npos);
+  EXPECT_NE(why_malformed(ConfigBuilder().mb(64).nb(64).kb(32).tm(4).tn(0).team(16)), "");
+  const Config deep_warpgroup = ConfigBuilder().mb(128).nb(128).kb(128).tm(64).tn(128).team(256).family(Family::Warpgroup);
+  EXPECT_NE(why_malformed(deep_warpgroup).find("64 k at most"), std::string::npos);
 }
 
 TEST(ProblemKey, HugeOrMalformedNumbersAreRefused) {
@@ -198,35 +202,48 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
       return o;
     };
     expect_rejected([&] { gemm(A, B, wrong); }, {"shape mismatch", "C is 4x6"});
-    expect_rejected([&] { gemm(A, B, C, with({4096, 4096, 256, 8, 8, 1})); }, {"team scratch", "shrink mb, nb or kb"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 2048})); }, {"team size 2048", "maximum"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 100000})); }, {"team = 100000 is outside 1 to 65536"});
-    expect_rejected([&] { gemm(A, B, C, with({30, 64, 8, 4, 4, 1})); }, {"not a multiple of the micro-tile"});
-    expect_rejected([&] { gemm(A, B, C, with({60, 64, 8, 3, 4, 1})); }, {"not a compiled variant", "8x8"});
+    expect_rejected([&] { gemm(A, B, C, with(parse_config("mb4096_nb4096_kb256_tm8_tn8_team1"))); },
+                    {"team scratch", "shrink mb, nb or kb"});
+    expect_rejected([&] { gemm(A, B, C, with(parse_config("mb64_nb64_kb8_tm4_tn4_team2048"))); },
+                    {"team size 2048", "maximum"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(64).nb(64).kb(8).tm(4).tn(4).team(100000))); },
+                    {"team = 100000 is outside 1 to 65536"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(30).nb(64).kb(8).tm(4).tn(4).team(1))); },
+                    {"not a multiple of the micro-tile"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(60).nb(64).kb(8).tm(3).tn(4).team(1))); },
+                    {"not a compiled variant", "8x8"});
     if (SpaceTraits<Space>::is_gpu) {
       using Host = HostTiles::Default;
-      expect_rejected([&] { gemm(A, B, C, with({2 * Host::tm, 2 * Host::tn, 8, Host::tm, Host::tn, 8})); },
+      expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(2 * Host::tm).nb(2 * Host::tn).kb(8).tm(Host::tm).tn(Host::tn).team(8))); },
                       {"micro-tile " + dims(Host::tm, Host::tn), "host spaces only"});
     }
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 0, 4, 4, 1})); }, {"kb = 0 is outside 1 to 4096"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 0, 4, 1})); }, {"tm = 0 is outside"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, Family::Simt, 0})); }, {"ks = 0 is outside 1 to 1024"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, 8, 4, 4, 1, Family::Simt, 1, 0})); }, {"bb = 0 is outside 1 to 1024"});
-    expect_rejected([&] { gemm(A, B, C, with({64, 64, INT_MAX, 4, 4, 1})); }, {"kb = 2147483647 is outside"});
-    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 6, Family::Simt, 1, 4})); }, {"team 6", "bb = 4", "multiple of bb"});
-    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 32, Family::Simt, 2, 2})); }, {"(bb) and split K (ks) do not combine"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(64).nb(64).kb(0).tm(4).tn(4).team(1))); },
+                    {"kb = 0 is outside 1 to 4096"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(64).nb(64).kb(8).tm(0).tn(4).team(1))); },
+                    {"tm = 0 is outside"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(64).nb(64).kb(8).tm(4).tn(4).team(1).ks(0))); },
+                    {"ks = 0 is outside 1 to 1024"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(64).nb(64).kb(8).tm(4).tn(4).team(1).bb(0))); },
+                    {"bb = 0 is outside 1 to 1024"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(64).nb(64).kb(INT_MAX).tm(4).tn(4).team(1))); },
+                    {"kb = 2147483647 is outside"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(16).nb(16).kb(8).tm(4).tn(4).team(6).bb(4))); },
+                    {"team 6", "bb = 4", "multiple of bb"});
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(16).nb(16).kb(8).tm(4).tn(4).team(32).ks(2).bb(2))); },
+                    {"(bb) and split K (ks) do not combine"});
     using Traits = SpaceTraits<Space>;
     const int too_deep = Traits::max_slab_buffers + 1;
-    expect_rejected([&] { gemm(A, B, C, with({16, 16, 8, 4, 4, 1, Family::Simt, 1, 1, too_deep})); },
+    expect_rejected([&] { gemm(A, B, C, with(ConfigBuilder().mb(16).nb(16).kb(8).tm(4).tn(4).team(1).slab_buffers(too_deep))); },
                     {"_st" + std::to_string(too_deep), Traits::max_slab_buffers > 1 ? "slab buffers" : "drop _st"});
     if (kTiledReadsKRuns<Space>)
-      expect_rejected([&] { gemm(A, B, C, with({64, 64, 6, 4, 4, 256})); }, {"four k at a time", "multiple of 4"});
+      expect_rejected([&] { gemm(A, B, C, with(parse_config("mb64_nb64_kb6_tm4_tn4_team256"))); },
+                      {"four k at a time", "multiple of 4"});
     Options fp16_accumulation;
     fp16_accumulation.accum = Accum::F16;
     expect_rejected([&] { gemm(A, B, C, fp16_accumulation); }, {"fp16 accumulation", "fp32 data"});
     // Tensor-core configs: fp32 accumulation on a space that has them, one warp per tile; fp32
     // data where the device has TF32 tensor cores (3xTF32).
-    const Config tc{64, 64, 32, 32, 32, 128, Family::TensorCore};
+    const Config tc = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
     if (TensorCores<Space>::on_device() && !TensorCores<Space>::tf32_on_device())
       expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"3xTF32", "8.0 or newer", "drop _tc"});
     if (TensorCores<Space>::on_device()) {
@@ -235,16 +252,21 @@ TEST(Validation, BadCallsAreRejectedBeforeLaunchWithTheReasonOnEverySpace) {
       Options tc_fp16_accumulation = with(tc);
       tc_fp16_accumulation.accum = Accum::F16;
       expect_rejected([&] { gemm(Ah, Bh, Ch, tc_fp16_accumulation); }, {"accumulate in fp32", "drop _tc"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 8, 32, 32, 128, Family::TensorCore})); }, {"multiple of 16"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 32, 32, 64, Family::TensorCore})); }, {"one 32-thread warp", "team 128"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({32, 32, 32, 32, 32, 32, Family::TensorCore, 1, 2})); }, {"one 32-thread warp", "team 64 for this block and bb"});
-      expect_rejected([&] { gemm(Ah, Bh, Ch, with({64, 64, 32, 16, 16, 512, Family::TensorCore})); }, {"tensor-core warp tile", "32x32"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with(ConfigBuilder().mb(64).nb(64).kb(8).tm(32).tn(32).team(128).family(Family::TensorCore))); },
+                      {"multiple of 16"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with(ConfigBuilder().mb(64).nb(64).kb(32).tm(32).tn(32).team(64).family(Family::TensorCore))); },
+                      {"one 32-thread warp", "team 128"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with(ConfigBuilder().mb(32).nb(32).kb(32).tm(32).tn(32).team(32).family(Family::TensorCore).bb(2))); },
+                      {"one 32-thread warp", "team 64 for this block and bb"});
+      expect_rejected([&] { gemm(Ah, Bh, Ch, with(ConfigBuilder().mb(64).nb(64).kb(32).tm(16).tn(16).team(512).family(Family::TensorCore))); },
+                      {"tensor-core warp tile", "32x32"});
     } else {
       expect_rejected([&] { gemm(A, B, C, with(tc)); }, {"uses tensor cores", "drop _tc"});
     }
     // Warpgroup configs: each tile for its own dtype's data, and a build and GPU with sm_90a code
     // (else the reason says so).
-    const Config wg{128, 128, 32, 64, 128, 256, Family::Warpgroup}, wg_fp32{128, 64, 16, 128, 64, 128, Family::Warpgroup};
+    const Config wg = parse_config("mb128_nb128_kb32_tm64_tn128_team256_wg"),
+                 wg_fp32 = parse_config("mb128_nb64_kb16_tm128_tn64_team128_wg");
     const bool cores = TensorCores<Space>::available;
     expect_rejected([&] { gemm(A, B, C, with(wg)); },
                     {cores ? "warpgroup tile 64x128 multiplies fp16 data; fp32 data takes the warpgroup tiles 128x64"
@@ -274,14 +296,15 @@ TEST(Validation, CallsWhoseCountsWouldOverflowAreRefused) {
     using Space = decltype(space);
     SCOPED_TRACE(Space::name());
     const Problem huge{Kernel::Gemm, DType::F32, 'n', 'n', INT_MAX, INT_MAX, INT_MAX, 1};
-    const std::string why = why_illegal<Space>(huge, Config{1, 1, 4, 1, 1, 1});
+    const std::string why = why_illegal<Space>(huge, parse_config("mb1_nb1_kb4_tm1_tn1_team1"));
     EXPECT_NE(why.find("teams"), std::string::npos) << why;
     EXPECT_NE(why.find("more than the kernels count"), std::string::npos) << why;
     Problem split = huge;
     split.m = split.n = 1 << 16;
-    EXPECT_NE(why_illegal<Space>(split, Config{64, 64, 32, 4, 4, 16, Family::Simt, 4}).find("partial elements"), std::string::npos);
+    EXPECT_NE(why_illegal<Space>(split, parse_config("mb64_nb64_kb32_tm4_tn4_team16_ks4")).find("partial elements"),
+              std::string::npos);
     EXPECT_EQ(why_illegal<Space>(Problem{Kernel::Gemm, DType::F32, 'n', 'n', INT_MAX, 1, INT_MAX, 1},
-                                 Config{64, 64, 32, 4, 4, 1}).find("more than the kernels count"), std::string::npos)
+                                 parse_config("mb64_nb64_kb32_tm4_tn4_team1")).find("more than the kernels count"), std::string::npos)
         << "K near INT_MAX must not overflow the slab count";
   });
 }

@@ -91,8 +91,9 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryVariant) {
   const int team_max = small_team<Space>();
   const int odd_kb = kTiledReadsKRuns<Space> ? 12 : 5;
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu))
-    check_edge_shapes<TypeParam>({{tm, tn, 8, tm, tn, 1}, {2 * tm, 3 * tn, odd_kb, tm, tn, 1},
-                                  {2 * tm, 2 * tn, 16, tm, tn, team_max}},
+    check_edge_shapes<TypeParam>({ConfigBuilder().mb(tm).nb(tn).kb(8).tm(tm).tn(tn).team(1),
+                                  ConfigBuilder().mb(2 * tm).nb(3 * tn).kb(odd_kb).tm(tm).tn(tn).team(1),
+                                  ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(16).tm(tm).tn(tn).team(team_max)},
                                  stages_runs<TypeParam>() || SpaceTraits<Space>::reads_slabs_in_place);
 }
 
@@ -107,8 +108,8 @@ KGEMM_CASE_TEST(GemmTest, SlabsReadInPlaceOrStaged) {
   // The build's host tiles (HostTiles): blocks of 2 x 2 default tiles and 6 x 2 seed tiles.
   using Wide = HostTiles::Default;
   using Tall = HostTiles::Seed;
-  for (const Config config : {Config{2 * Wide::tm, 2 * Wide::tn, 32, Wide::tm, Wide::tn, 1},
-                              Config{6 * Tall::tm, 2 * Tall::tn, 48, Tall::tm, Tall::tn, small_team<Space>()}})
+  for (const Config config : {ConfigBuilder().mb(2 * Wide::tm).nb(2 * Wide::tn).kb(32).tm(Wide::tm).tn(Wide::tn).team(1),
+                              ConfigBuilder().mb(6 * Tall::tm).nb(2 * Tall::tn).kb(48).tm(Tall::tm).tn(Tall::tn).team(small_team<Space>())})
     for (const auto& shape : shapes)
       for (bool batched : {false, true}) {
         GemmCheck g;
@@ -170,8 +171,9 @@ KGEMM_CASE_TEST(GemmTest, WholeTilesMultipliedInPlace) {
   using Space = typename TypeParam::ExecSpace;
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu)) {
     const int team = std::min(2, small_team<Space>());
-    std::vector<Config> configs = {{tm, tn, 8, tm, tn, 1}, {2 * tm, 2 * tn, 16, tm, tn, team}};
-    if (team > 1) configs.push_back({tm, tn, 8, tm, tn, team, Family::Simt, 1, team});  // a product per thread
+    std::vector<Config> configs = {ConfigBuilder().mb(tm).nb(tn).kb(8).tm(tm).tn(tn).team(1),
+                                   ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(16).tm(tm).tn(tn).team(team)};
+    if (team > 1) configs.push_back(ConfigBuilder().mb(tm).nb(tn).kb(8).tm(tm).tn(tn).team(team).bb(team));  // a product per thread
     const int shapes[][3] = {{tm, tn, 8}, {tm, tn, 1}, {3 * tm, 3 * tn, 5}, {2 * tm, tn, 16}, {7, 9, 5}, {tm, tn, 17}};
     for (const Config& config : configs)
       for (const auto& shape : shapes)
@@ -203,7 +205,7 @@ TEST(TiledGemm, MultipliesInPlaceOnlyWholeTilesOfOneSlab) {
     a.batch = 33;
     return a;
   };
-  const Config config{16, 32, 32, 8, 16, 1};
+  const Config config = parse_config("mb16_nb32_kb32_tm8_tn16_team1");
   EXPECT_EQ(Tiled::multiplies_in_place(args(8, 16, 32, 16), config), host);
   EXPECT_EQ(Tiled::multiplies_in_place(args(24, 48, 1, 1023), config), host);
   EXPECT_FALSE(Tiled::multiplies_in_place(args(7, 16, 8, 16), config));    // a tile crosses M
@@ -229,8 +231,9 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
   // Two slabs of 128 x 64 x 32 fp32 elements need more than Kokkos 4.6's 48 KB of team scratch.
   const int two_warps_kb = dtype_of<typename TypeParam::Value>() == DType::F16 ? 32 : 16;
   for (auto [tm, tn] : warp_tiles())
-    check_edge_shapes<TypeParam>({{tm, tn, 16, tm, tn, 32, Family::TensorCore}, {2 * tm, tn, two_warps_kb, tm, tn, 64, Family::TensorCore},
-                                  {2 * tm, 2 * tn, 16, tm, tn, 128, Family::TensorCore}},
+    check_edge_shapes<TypeParam>({ConfigBuilder().mb(tm).nb(tn).kb(16).tm(tm).tn(tn).team(32).family(Family::TensorCore),
+                                  ConfigBuilder().mb(2 * tm).nb(tn).kb(two_warps_kb).tm(tm).tn(tn).team(64).family(Family::TensorCore),
+                                  ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(16).tm(tm).tn(tn).team(128).family(Family::TensorCore)},
                                  true);
 }
 
@@ -249,27 +252,27 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
   if (!has_tensor_cores<TypeParam>()) GTEST_SKIP() << "no warpgroup kernel for this case";
   const DType dtype = dtype_of<typename TypeParam::Value>();
   const std::vector<Config> configs =
-      dtype == DType::F16 ? std::vector<Config>{{64, 64, 32, 64, 64, 128, Family::Warpgroup},
-                                                {128, 128, 64, 64, 128, 256, Family::Warpgroup},
-                                                {128, 128, 32, 64, 64, 512, Family::Warpgroup},
-                                                {128, 64, 16, 64, 64, 256, Family::Warpgroup, 3},
-                                                {64, 128, 48, 64, 128, 128, Family::Warpgroup, 1, 1, 3},
-                                                {256, 128, 32, 64, 128, 512, Family::Warpgroup, 1, 1, 3},
-                                                {128, 64, 16, 64, 64, 256, Family::Warpgroup, 3, 1, 4},
-                                                {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4},
-                                                {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 5},
-                                                {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 6},
-                                                {64, 128, 64, 64, 128, 256, Family::WarpSpecialized, 1, 1, 3},
-                                                {128, 64, 64, 64, 64, 384, Family::WarpSpecialized, 2, 1, 3},
-                                                {128, 128, 64, 64, 64, 640, Family::WarpSpecialized, 1, 1, 4},
-                                                {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 2},
-                                                {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 3},
-                                                {64, 256, 64, 64, 256, 256, Family::WarpSpecialized, 2, 1, 2}}
-                          : std::vector<Config>{{128, 64, 16, 128, 64, 128, Family::Warpgroup},
-                                                {128, 64, 32, 128, 64, 128, Family::Warpgroup},
-                                                {128, 128, 16, 128, 64, 256, Family::Warpgroup},
-                                                {128, 64, 16, 128, 64, 128, Family::Warpgroup, 3},
-                                                {128, 128, 16, 128, 64, 256, Family::Warpgroup, 1, 1, 3}};
+      dtype == DType::F16 ? std::vector<Config>{parse_config("mb64_nb64_kb32_tm64_tn64_team128_wg"),
+                                                parse_config("mb128_nb128_kb64_tm64_tn128_team256_wg"),
+                                                parse_config("mb128_nb128_kb32_tm64_tn64_team512_wg"),
+                                                parse_config("mb128_nb64_kb16_tm64_tn64_team256_ks3_wg"),
+                                                parse_config("mb64_nb128_kb48_tm64_tn128_team128_st3_wg"),
+                                                parse_config("mb256_nb128_kb32_tm64_tn128_team512_st3_wg"),
+                                                parse_config("mb128_nb64_kb16_tm64_tn64_team256_ks3_st4_wg"),
+                                                parse_config("mb128_nb128_kb64_tm64_tn128_team384_st4_ws"),
+                                                parse_config("mb128_nb128_kb64_tm64_tn128_team384_st5_ws"),
+                                                parse_config("mb64_nb64_kb64_tm64_tn64_team256_st6_ws"),
+                                                parse_config("mb64_nb128_kb64_tm64_tn128_team256_st3_ws"),
+                                                parse_config("mb128_nb64_kb64_tm64_tn64_team384_ks2_st3_ws"),
+                                                parse_config("mb128_nb128_kb64_tm64_tn64_team640_st4_ws"),
+                                                parse_config("mb64_nb64_kb64_tm64_tn64_team256_st2_ws"),
+                                                parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws"),
+                                                parse_config("mb64_nb256_kb64_tm64_tn256_team256_ks2_st2_ws")}
+                          : std::vector<Config>{parse_config("mb128_nb64_kb16_tm128_tn64_team128_wg"),
+                                                parse_config("mb128_nb64_kb32_tm128_tn64_team128_wg"),
+                                                parse_config("mb128_nb128_kb16_tm128_tn64_team256_wg"),
+                                                parse_config("mb128_nb64_kb16_tm128_tn64_team128_ks3_wg"),
+                                                parse_config("mb128_nb128_kb16_tm128_tn64_team256_st3_wg")};
   const Problem probe{Kernel::Gemm, dtype, 'n', 'n', 64, 64, 64, 1};
   if (const std::string why = why_illegal<Space>(probe, configs.front()); !why.empty()) GTEST_SKIP() << why;
   const int shapes[][3] = {{1, 1, 1}, {1, 7, 3}, {13, 17, 19}, {67, 129, 37}, {130, 5, 300}, {64, 64, 64}, {200, 136, 272}};
@@ -303,9 +306,9 @@ KGEMM_CASE_TEST(GemmTest, WarpSpecializedTeamsWalkSeveralBlocks) {
   using Space = typename TypeParam::ExecSpace;
   if (!has_tensor_cores<TypeParam>() || dtype_of<typename TypeParam::Value>() != DType::F16)
     GTEST_SKIP() << "no warp-specialized kernel for this case";
-  const std::vector<Config> configs = {{64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 2},
-                                       {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 3},
-                                       {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 2, 1, 4}};
+  const std::vector<Config> configs = {parse_config("mb64_nb64_kb64_tm64_tn64_team256_st2_ws"),
+                                       parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws"),
+                                       parse_config("mb128_nb128_kb64_tm64_tn128_team384_ks2_st4_ws")};
   const Problem probe{Kernel::Gemm, DType::F16, 'n', 'n', 64, 64, 64, 1};
   for (const Config& config : configs) {
     if (const std::string why = why_illegal<Space>(probe, config); !why.empty()) {
@@ -336,7 +339,7 @@ KGEMM_CASE_TEST(GemmTest, WarpSpecializedCopiesNeedAlignedRowMajorOperands) {
   using Space = typename TypeParam::ExecSpace;
   if (!has_tensor_cores<TypeParam>() || dtype_of<typename TypeParam::Value>() != DType::F16)
     GTEST_SKIP() << "no warp-specialized kernel for this case";
-  const Config ws{64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 2};
+  const Config ws = parse_config("mb64_nb64_kb64_tm64_tn64_team256_st2_ws");
   const Problem problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 136, 272, 1};
   if (const std::string why = why_illegal<Space>(problem, ws); !why.empty()) GTEST_SKIP() << why;
   const GemmArgs<half> aligned = best_laid_operands<half>(Problem{Kernel::Gemm, DType::F16, 'n', 'n', 130, 136, 272, 2});
@@ -377,7 +380,7 @@ KGEMM_CASE_TEST(GemmTest, TeamScratchPastKokkosCap) {
   const TeamScratchLimit& limit = team_scratch_limit<Space>();
   if (limit.block_bytes == 0) GTEST_SKIP() << limit.why;
   std::printf("[team scratch] %s\n", limit.why.c_str());
-  const Config deep{128, 128, 32, 8, 8, 256, Family::Simt, 1, 1, 4};
+  const Config deep = parse_config("mb128_nb128_kb32_tm8_tn8_team256_st4");
   const Problem probe{Kernel::Gemm, dtype_of<typename TypeParam::Value>(), 'n', 'n', 128, 128, 128, 1};
   const std::string why = why_illegal<Space>(probe, deep, TypeParam::accum);
   if (!limit.lifted) {
@@ -434,11 +437,11 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   using Space = typename TypeParam::ExecSpace;
   const auto [tm, tn] = micro_tiles().front();
   const auto [tm4, tn4] = micro_tiles()[1];
-  const Config three{2 * tm, 2 * tn, 16, tm, tn, small_team<Space>(), Family::Simt, 3};
-  check_edge_shapes<TypeParam>({three, {tm, tn, 8, tm, tn, 1, Family::Simt, 16},
-                                {4 * tm4, 4 * tn4, 8, tm4, tn4, small_team<Space>(), Family::Simt, 16}},
+  const Config three = ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(16).tm(tm).tn(tn).team(small_team<Space>()).ks(3);
+  check_edge_shapes<TypeParam>({three, ConfigBuilder().mb(tm).nb(tn).kb(8).tm(tm).tn(tn).team(1).ks(16),
+                                ConfigBuilder().mb(4 * tm4).nb(4 * tn4).kb(8).tm(tm4).tn(tn4).team(small_team<Space>()).ks(16)},
                                stages_runs<TypeParam>());
-  if (stages_runs<TypeParam>()) check_edge_shapes<TypeParam>({{16, 16, 16, 4, 4, 16, Family::Simt, 3}}, true);
+  if (stages_runs<TypeParam>()) check_edge_shapes<TypeParam>({parse_config("mb16_nb16_kb16_tm4_tn4_team16_ks3")}, true);
   for (bool shared : {false, true}) {
     GemmCheck g;
     g.batched = true, g.shared_b = shared, g.batch = 5, g.m = 19, g.n = 23, g.k = 77;
@@ -447,7 +450,7 @@ KGEMM_CASE_TEST(GemmTest, SplitKEdgeShapesBatchesAlphaBeta) {
   }
   if (has_tensor_cores<TypeParam>()) {
     const auto [wm, wn] = warp_tiles().front();
-    check_edge_shapes<TypeParam>({{2 * wm, wn, 16, wm, wn, 64, Family::TensorCore, 3}}, true);
+    check_edge_shapes<TypeParam>({ConfigBuilder().mb(2 * wm).nb(wn).kb(16).tm(wm).tn(wn).team(64).family(Family::TensorCore).ks(3)}, true);
   }
 }
 
@@ -461,13 +464,13 @@ KGEMM_CASE_TEST(GemmTest, DeepSlabPipelines) {
   if (Traits::max_slab_buffers == Traits::default_slab_buffers) GTEST_SKIP() << Space::name() << " stages one slab buffer";
   const auto [tm, tn] = micro_tiles()[1];
   for (int buffers = Traits::default_slab_buffers + 1; buffers <= Traits::max_slab_buffers; ++buffers) {
-    std::vector<Config> configs = {{2 * tm, 2 * tn, 8, tm, tn, 4, Family::Simt, 1, 1, buffers},
-                                   {2 * tm, 2 * tn, 16, tm, tn, 4, Family::Simt, 3, 1, buffers},
-                                   {tm, tn, 8, tm, tn, 4, Family::Simt, 1, 4, buffers}};
+    std::vector<Config> configs = {ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(8).tm(tm).tn(tn).team(4).slab_buffers(buffers),
+                                   ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(16).tm(tm).tn(tn).team(4).ks(3).slab_buffers(buffers),
+                                   ConfigBuilder().mb(tm).nb(tn).kb(8).tm(tm).tn(tn).team(4).bb(4).slab_buffers(buffers)};
     if (has_tensor_cores<TypeParam>()) {
       const auto [wm, wn] = warp_tiles().front();
-      configs.push_back({2 * wm, 2 * wn, 16, wm, wn, 128, Family::TensorCore, 1, 1, buffers});
-      configs.push_back({2 * wm, wn, 16, wm, wn, 64, Family::TensorCore, 3, 1, buffers});
+      configs.push_back(ConfigBuilder().mb(2 * wm).nb(2 * wn).kb(16).tm(wm).tn(wn).team(128).family(Family::TensorCore).slab_buffers(buffers));
+      configs.push_back(ConfigBuilder().mb(2 * wm).nb(wn).kb(16).tm(wm).tn(wn).team(64).family(Family::TensorCore).ks(3).slab_buffers(buffers));
     }
     for (const Config& config : configs) check_edge_shapes<TypeParam>({config}, stages_runs<TypeParam>());
   }
@@ -485,10 +488,10 @@ KGEMM_CASE_TEST(GemmTest, SeveralProductsPerTeam) {
   // Four threads per product where the team has 16 (GPUs), else one; small blocks keep the
   // products' scratch within every space's limit.
   const int team = std::min(16, team_max), per_product = team >= 16 ? 4 : 1, products = team / per_product;
-  std::vector<Config> configs = {{4, 4 * per_product, 8, 4, 4, team, Family::Simt, 1, products},
-                                 {8, 8 * per_product, 12, 4, 4, team, Family::Simt, 1, products},
-                                 {4, 4, 8, 4, 4, team, Family::Simt, 1, team}};
-  if (has_tensor_cores<TypeParam>()) configs.push_back({32, 32, 32, 32, 32, 64, Family::TensorCore, 1, 2});
+  std::vector<Config> configs = {ConfigBuilder().mb(4).nb(4 * per_product).kb(8).tm(4).tn(4).team(team).bb(products),
+                                 ConfigBuilder().mb(8).nb(8 * per_product).kb(12).tm(4).tn(4).team(team).bb(products),
+                                 ConfigBuilder().mb(4).nb(4).kb(8).tm(4).tn(4).team(team).bb(team)};
+  if (has_tensor_cores<TypeParam>()) configs.push_back(parse_config("mb32_nb32_kb32_tm32_tn32_team64_bb2_tc"));
   const int shapes[][3] = {{1, 1, 1}, {13, 17, 19}, {8, 8, 8}, {20, 9, 30}};
   for (const Config& config : configs)
     for (const auto& shape : shapes)
@@ -530,24 +533,24 @@ std::vector<KernelFamily> every_kernel_family() {
   const int team = small_team<Space>(), odd_kb = kTiledReadsKRuns<Space> ? 12 : 5;
   std::vector<KernelFamily> families;
   for (auto [tm, tn] : micro_tiles_on(!SpaceTraits<Space>::is_gpu)) {
-    families.push_back({{tm, tn, 8, tm, tn, 1}, false, false});
-    families.push_back({{2 * tm, 3 * tn, odd_kb, tm, tn, 1}, false, false});
+    families.push_back({ConfigBuilder().mb(tm).nb(tn).kb(8).tm(tm).tn(tn).team(1), false, false});
+    families.push_back({ConfigBuilder().mb(2 * tm).nb(3 * tn).kb(odd_kb).tm(tm).tn(tn).team(1), false, false});
   }
   const auto [tm, tn] = micro_tiles()[1];
-  families.push_back({{2 * tm, 2 * tn, 16, tm, tn, team}, false, false});
-  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, Family::Simt, 3}, false, false});
-  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team, Family::Simt, 3}, true, false});
-  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team}, true, false});
-  families.push_back({{2 * tm, 2 * tn, 8, tm, tn, team}, true, true});
+  families.push_back({ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(16).tm(tm).tn(tn).team(team), false, false});
+  families.push_back({ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(8).tm(tm).tn(tn).team(team).ks(3), false, false});
+  families.push_back({ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(8).tm(tm).tn(tn).team(team).ks(3), true, false});
+  families.push_back({ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(8).tm(tm).tn(tn).team(team), true, false});
+  families.push_back({ConfigBuilder().mb(2 * tm).nb(2 * tn).kb(8).tm(tm).tn(tn).team(team), true, true});
   if (team_size_max<Space>() >= 2) {
-    families.push_back({{4, 4, 8, 4, 4, 2, Family::Simt, 1, 2}, true, false});
-    families.push_back({{4, 4, 8, 4, 4, 2, Family::Simt, 1, 2}, true, true});
+    families.push_back({parse_config("mb4_nb4_kb8_tm4_tn4_team2_bb2"), true, false});
+    families.push_back({parse_config("mb4_nb4_kb8_tm4_tn4_team2_bb2"), true, true});
   }
   if (has_tensor_cores<Case>()) {
     const auto [wm, wn] = warp_tiles().front();
-    families.push_back({{2 * wm, wn, 16, wm, wn, 64, Family::TensorCore}, false, false});
-    families.push_back({{2 * wm, wn, 16, wm, wn, 64, Family::TensorCore, 3}, false, false});
-    families.push_back({{wm, wn, 16, wm, wn, 64, Family::TensorCore, 1, 2}, true, true});
+    families.push_back({ConfigBuilder().mb(2 * wm).nb(wn).kb(16).tm(wm).tn(wn).team(64).family(Family::TensorCore), false, false});
+    families.push_back({ConfigBuilder().mb(2 * wm).nb(wn).kb(16).tm(wm).tn(wn).team(64).family(Family::TensorCore).ks(3), false, false});
+    families.push_back({ConfigBuilder().mb(wm).nb(wn).kb(16).tm(wm).tn(wn).team(64).family(Family::TensorCore).bb(2), true, true});
   }
   return families;
 }
@@ -588,7 +591,7 @@ KGEMM_CASE_TEST(GemmTest, NoDepthScalesCEveryKernelFamily) {
 // of a row crosses its right edge). Tensor cores where the case has them.
 KGEMM_CASE_TEST(GemmTest, OutputWindowsOfWiderMatrices) {
   std::vector<std::optional<Config>> configs = {std::nullopt};
-  if (has_tensor_cores<TypeParam>()) configs.push_back(Config{64, 64, 32, 32, 32, 128, Family::TensorCore});
+  if (has_tensor_cores<TypeParam>()) configs.push_back(parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"));
   for (const auto& config : configs)
     for (int offset : {1, 2, 4}) {
       GemmCheck g;

@@ -176,11 +176,11 @@ const std::string kTunedShapeLineEnd = "candidates: 40, generation: " + std::to_
 
 // Entries in no particular order, with GFLOP/s that have no short decimal form.
 std::vector<TunedEntry> sample_entries() {
-  return {{{Kernel::Batched, DType::F16, 't', 'n', 196, 256, 2304, 8}, {64, 64, 32, 8, 8, 2}, 91.25, 40.5, 12},
-          {kTunedShape, {64, 64, 32, 4, 4, 16}, 55.2, 12.1, 40},
-          {gemm_f32(784, 128, 1152), {32, 128, 64, 8, 16, 1}, 1.0 / 3.0, 1e-7, 3},
-          {{Kernel::Gemm, DType::F32, 'n', 't', 784, 128, 1152, 1}, {16, 16, 32, 1, 1, 2}, 7.0, 7.0, 1},
-          {gemm_f32(3136, 64, 576), {64, 128, 128, 8, 16, 1}, 123.456789012345, 99.9, 64}};
+  return {{{Kernel::Batched, DType::F16, 't', 'n', 196, 256, 2304, 8}, parse_config("mb64_nb64_kb32_tm8_tn8_team2"), 91.25, 40.5, 12},
+          {kTunedShape, parse_config("mb64_nb64_kb32_tm4_tn4_team16"), 55.2, 12.1, 40},
+          {gemm_f32(784, 128, 1152), parse_config("mb32_nb128_kb64_tm8_tn16_team1"), 1.0 / 3.0, 1e-7, 3},
+          {{Kernel::Gemm, DType::F32, 'n', 't', 784, 128, 1152, 1}, parse_config("mb16_nb16_kb32_tm1_tn1_team2"), 7.0, 7.0, 1},
+          {gemm_f32(3136, 64, 576), parse_config("mb64_nb128_kb128_tm8_tn16_team1"), 123.456789012345, 99.9, 64}};
 }
 
 ConfigStore sample_store() {
@@ -1055,20 +1055,22 @@ std::vector<std::string> ranked_sources(const ConfigStore& store, const Problem&
 
 TEST(DispatchModel, TeamSlots) {
   // GPUs: ceil(256 / team) teams per SM, within 2048 threads and 32 blocks.
-  EXPECT_EQ(team_slots(Config{64, 64, 32, 8, 8, 256}, kHundredSmGpu), 100);
-  EXPECT_EQ(team_slots(Config{64, 64, 32, 8, 4, 128}, kHundredSmGpu), 200);
-  EXPECT_EQ(team_slots(Config{8, 8, 8, 4, 4, 4}, kHundredSmGpu), 3200);
-  EXPECT_EQ(team_slots(Config{128, 128, 16, 8, 8, 1024}, kHundredSmGpu), 100);
+  EXPECT_EQ(team_slots(parse_config("mb64_nb64_kb32_tm8_tn8_team256"), kHundredSmGpu), 100);
+  EXPECT_EQ(team_slots(parse_config("mb64_nb64_kb32_tm8_tn4_team128"), kHundredSmGpu), 200);
+  EXPECT_EQ(team_slots(parse_config("mb8_nb8_kb8_tm4_tn4_team4"), kHundredSmGpu), 3200);
+  EXPECT_EQ(team_slots(parse_config("mb128_nb128_kb16_tm8_tn8_team1024"), kHundredSmGpu), 100);
   // Hosts: a team per `team` threads, at least one.
-  EXPECT_EQ(team_slots(Config{60, 64, 256, 12, 32, 1}, DeviceInfo{"openmp", "CPU", "x86_64", 8}), 8);
-  EXPECT_EQ(team_slots(Config{60, 64, 256, 12, 32, 2}, DeviceInfo{"openmp", "CPU", "x86_64", 8}), 4);
-  EXPECT_EQ(team_slots(Config{60, 64, 256, 12, 32, 2}, kOneThreadHost), 1);
+  const Config one_thread = ConfigBuilder().mb(60).nb(64).kb(256).tm(12).tn(32).team(1);
+  const Config two_threads = ConfigBuilder().mb(60).nb(64).kb(256).tm(12).tn(32).team(2);
+  EXPECT_EQ(team_slots(one_thread, DeviceInfo{"openmp", "CPU", "x86_64", 8}), 8);
+  EXPECT_EQ(team_slots(two_threads, DeviceInfo{"openmp", "CPU", "x86_64", 8}), 4);
+  EXPECT_EQ(team_slots(two_threads, kOneThreadHost), 1);
 }
 
 TEST(DispatchModel, FactorsOfOneConfig) {
   // 100 x 100 on 64 x 64 blocks: 4 blocks of 128 x 128 computed, 4 teams in 200 slots; one
   // team walks all 256 of K in 32-deep slabs, its fixed cost filling two slab buffers.
-  const Config plain{64, 64, 32, 8, 4, 128};
+  const Config plain = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
   const ConfigFit fit = config_fit(gemm_f32(100, 100, 256), plain, kHundredSmGpu);
   EXPECT_DOUBLE_EQ(fit.padding, 100.0 * 100 / (128 * 128));
   EXPECT_EQ(fit.teams, 4);
@@ -1106,7 +1108,7 @@ TEST(DispatchModel, FactorsOfOneConfig) {
 }
 
 TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
-  const TunedEntry source{gemm_f32(128, 64, 256), {64, 64, 32, 8, 4, 128}, 1000, 500, 10};
+  const TunedEntry source{gemm_f32(128, 64, 256), parse_config("mb64_nb64_kb32_tm8_tn4_team128"), 1000, 500, 10};
   const RatePrediction r = predict_rate(gemm_f32(256, 64, 256), source, source.config, kHundredSmGpu);
   // Four teams instead of two, padding and depth alike; twice the rows: a distance of ln 2.
   EXPECT_DOUBLE_EQ(r.on_source.fill, 2.0 / 200);
@@ -1126,8 +1128,8 @@ TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
 // The nearest entry's 128-row blocks would compute 256 rows for 130 (51 % useful); the farther
 // entry's 64-row blocks compute 192 (68 %). Measured rates equal, one thread (fill always 1).
 TEST(DispatchModel, TilesThatPadBadlyLoseToTilesThatFit) {
-  const ConfigStore store = store_of(kOneThreadHost, {{gemm_f32(128, 64, 256), {128, 64, 256, 8, 8, 1}, 100, 90, 10},
-                                                      {gemm_f32(192, 64, 256), {64, 64, 256, 8, 8, 1}, 100, 90, 10}});
+  const ConfigStore store = store_of(kOneThreadHost, {{gemm_f32(128, 64, 256), parse_config("mb128_nb64_kb256_tm8_tn8_team1"), 100, 90, 10},
+                                                      {gemm_f32(192, 64, 256), parse_config("mb64_nb64_kb256_tm8_tn8_team1"), 100, 90, 10}});
   const Problem problem = gemm_f32(130, 64, 256);
   const auto ranked = rank_stored_configs(store, problem);
   ASSERT_EQ(ranked.size(), 2u);
@@ -1141,7 +1143,7 @@ TEST(DispatchModel, TilesThatPadBadlyLoseToTilesThatFit) {
 // nearest entry's unsplit 64 x 64 blocks give 256 x 256 only 16 teams for 100 SMs (fill 0.16,
 // half its own 0.32); the split-K entry's 128 teams take two waves of 100 (0.64, as on its own).
 TEST(DispatchModel, ConfigThatLeavesMostOfAGpuIdleLosesOnASmallGrid) {
-  const Config unsplit{64, 64, 32, 8, 8, 256};
+  const Config unsplit = parse_config("mb64_nb64_kb32_tm8_tn8_team256");
   Config split = unsplit;
   split.ks = 8;
   const ConfigStore store =
@@ -1166,7 +1168,7 @@ DeviceInfo with_bandwidth(DeviceInfo device, double gbps) {
 // Every team's 64 x 64 partial block, 4-byte sums written and read back: 12 teams (FactorsOfOneConfig)
 // x 4096 x 8 bytes at 10^12 bytes/s. Nothing for an unsplit config or an unknown bandwidth.
 TEST(DispatchModel, SumPassAtThePeakBandwidth) {
-  const Config plain{64, 64, 32, 8, 4, 128};
+  const Config plain = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
   Config split = plain;
   split.ks = 3;
   const DeviceInfo gpu = with_bandwidth(kHundredSmGpu, 1000);
@@ -1182,7 +1184,7 @@ TEST(DispatchModel, SumPassAtThePeakBandwidth) {
 // rate it measured, and a split here pays its own sum pass.
 TEST(DispatchModel, PredictionMovesTheSumPassFromTheSourceToTheProblem) {
   const DeviceInfo gpu = with_bandwidth(kHundredSmGpu, 1000);
-  Config split{64, 64, 32, 8, 4, 128};
+  Config split = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
   split.ks = 2;
   // 128 x 64 x 256: 2 blocks in 2 splits, 4 teams; 2 x 128 x 64 x 256 flops at 10 GFLOP/s.
   const TunedEntry source{gemm_f32(128, 64, 256), split, 10, 5, 10};
@@ -1201,7 +1203,7 @@ TEST(DispatchModel, PredictionMovesTheSumPassFromTheSourceToTheProblem) {
 // ahead of deeper splits (each team's fixed cost weighs more) and the stored config. On short K
 // at a slow 10 GB/s the sum pass outweighs the idle SMs and the stored config stays first.
 TEST(DispatchModel, SplitsProposedWhereTheBandwidthPricesThem) {
-  const Config unsplit{64, 64, 32, 8, 8, 256};
+  const Config unsplit = parse_config("mb64_nb64_kb32_tm8_tn8_team256");
   const TunedEntry entry{gemm_f32(6400, 640, 4096), unsplit, 1000, 500, 10};
   const Problem few_blocks = gemm_f32(320, 640, 4096);
 
@@ -1226,7 +1228,7 @@ TEST(DispatchModel, SplitsProposedWhereTheBandwidthPricesThem) {
 // The problem's own entry comes first however much faster another is predicted; entries of
 // another kernel, dtype or access order are never candidates.
 TEST(DispatchModel, ExactEntryFirstAndComparableEntriesOnly) {
-  const Config config{64, 64, 256, 8, 8, 1};
+  const Config config = parse_config("mb64_nb64_kb256_tm8_tn8_team1");
   const Problem problem = gemm_f32(1000, 64, 147);
   const ConfigStore store =
       store_of(kOneThreadHost, {{problem, config, 1, 1, 1},
@@ -1244,7 +1246,7 @@ TEST(DispatchModel, ExactEntryFirstAndComparableEntriesOnly) {
 TEST(DispatchModel, PredictionsStayFiniteAtTheEdgesOfTheStore) {
   const int huge = std::numeric_limits<int>::max();
   const double tiny = std::numeric_limits<double>::denorm_min();
-  const Config config{64, 64, 32, 8, 4, 128};
+  const Config config = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
   const std::vector<TunedEntry> entries = {{gemm_f32(huge, huge, huge), config, kMaxStoreGflops, 1, 1},
                                            {gemm_f32(huge, 1, huge), config, tiny, 0, 1},
                                            {gemm_f32(1, 1, 1), config, kMaxStoreGflops, 1, 1},
@@ -1384,7 +1386,7 @@ TEST(StoreMerge, TheOutputsOwnEntriesTakePart) {
   held.header = StoreHeader::stamped(kTestDevice);
   TunedEntry fastest = sample_entries()[1];  // kTunedShape at 55.2
   fastest.gflops = 500;
-  const TunedEntry only_here{gemm_f32(5, 6, 7), {16, 16, 32, 1, 1, 2}, 3.5, 3.5, 2};
+  const TunedEntry only_here{gemm_f32(5, 6, 7), parse_config("mb16_nb16_kb32_tm1_tn1_team2"), 3.5, 3.5, 2};
   held.put(fastest);
   held.put(only_here);
   held.save(out);
@@ -1406,7 +1408,7 @@ TEST(StoreMerge, AnotherDevicesStoreIsRefusedNamingBoth) {
   std::vector<std::string> inputs = sample_shards(dir, 2);
   ConfigStore foreign;
   foreign.header = StoreHeader::stamped(more_threads);
-  foreign.put({gemm_f32(5, 6, 7), {16, 16, 32, 1, 1, 2}, 3.5, 3.5, 2});
+  foreign.put({gemm_f32(5, 6, 7), parse_config("mb16_nb16_kb32_tm1_tn1_team2"), 3.5, 3.5, 2});
   inputs.push_back(dir.file("foreign.yaml"));
   foreign.save(inputs.back());
   try {
@@ -1435,7 +1437,7 @@ TEST(StoreMerge, ABadInputRefusesTheMergeAndLeavesTheOutputUntouched) {
   const std::string out = dir.file("out.yaml");
   ConfigStore held;
   held.header = StoreHeader::stamped(kTestDevice);
-  held.put({gemm_f32(5, 6, 7), {16, 16, 32, 1, 1, 2}, 3.5, 3.5, 2});
+  held.put({gemm_f32(5, 6, 7), parse_config("mb16_nb16_kb32_tm1_tn1_team2"), 3.5, 3.5, 2});
   held.save(out);
   const std::string before = read_text(out);
   const std::vector<std::string> inputs = sample_shards(dir, 2);
@@ -1619,7 +1621,7 @@ KGEMM_CASE_TEST(DispatchTest, NeverUsesIllegalConfig) {
   using Space = typename TypeParam::ExecSpace;
   Config huge_team = TuningPolicy<Space>::default_config();
   huge_team.team = 4096;
-  const Config placeholder = {48, 64, 32, 4, 4, 1};
+  const Config placeholder = parse_config("mb48_nb64_kb32_tm4_tn4_team1");
   const std::string no_such_micro_tile = "mb48_nb64_kb32_tm3_tn4_team1";
   const Config legal = non_default_config<Space>();
   GemmCheck g;
@@ -1689,7 +1691,8 @@ TEST(TunedConfigsTest, ChoosesPerAccumulation) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   Problem problem;
   problem.dtype = DType::F16, problem.m = 300, problem.n = 64, problem.k = 147;
-  const Config fp32_only{32, 32, 16, 4, 4, 1}, fallback_config{64, 64, 32, 8, 8, 1};
+  const Config fp32_only = parse_config("mb32_nb32_kb16_tm4_tn4_team1"),
+               fallback_config = parse_config("mb64_nb64_kb32_tm8_tn8_team1");
   const auto fallback = [&] { return fallback_config; };
   const StoreInUse store(store_for(device_info<Space>(), {{problem, fp32_only}}));
   TunedConfigs configs(device_info<Space>());
@@ -1711,7 +1714,8 @@ TEST(TunedConfigsTest, ChoosesPerAccumulation) {
 TEST(TunedConfigsTest, ChoosesPerOperandLayout) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   const Problem problem = gemm_f32(300, 64, 148);
-  const Config aligned_only{32, 32, 16, 4, 4, 1}, fallback_config{64, 64, 32, 8, 8, 1};
+  const Config aligned_only = parse_config("mb32_nb32_kb16_tm4_tn4_team1"),
+               fallback_config = parse_config("mb64_nb64_kb32_tm8_tn8_team1");
   const auto fallback = [&] { return fallback_config; };
   const StoreInUse store(store_for(device_info<Space>(), {{problem, aligned_only}}));
   TunedConfigs configs(device_info<Space>());
@@ -1755,7 +1759,8 @@ TEST(TunedConfigsTest, DecidesEachProblemOnce) {
   tuned.dtype = untuned.dtype = DType::F32;
   tuned.m = 300, tuned.n = 64, tuned.k = 147;
   untuned.m = 5, untuned.n = 7, untuned.k = 3;
-  const Config entry{32, 32, 16, 4, 4, 1}, fallback_config{64, 64, 32, 8, 8, 1};
+  const Config entry = parse_config("mb32_nb32_kb16_tm4_tn4_team1"),
+               fallback_config = parse_config("mb64_nb64_kb32_tm8_tn8_team1");
   const StoreInUse store(store_for(device_info<Space>(), {{tuned, entry}}));
   TunedConfigs configs(device_info<Space>());
   int fallbacks = 0, checks = 0;
@@ -1780,7 +1785,9 @@ TEST(TunedConfigsTest, DecidesEachProblemOnce) {
 // rejects gives way to the next, an empty store to the space default; explain() tells which and why.
 TEST(TunedConfigsTest, PassesOverIllegalCandidatesAndFallsBackWhenStoreIsEmpty) {
   using Space = Kokkos::DefaultHostExecutionSpace;
-  const Config best{64, 64, 256, 8, 8, 1}, second{32, 64, 256, 8, 8, 1}, fallback_config{16, 16, 32, 4, 4, 1};
+  const Config best = parse_config("mb64_nb64_kb256_tm8_tn8_team1"),
+               second = parse_config("mb32_nb64_kb256_tm8_tn8_team1"),
+               fallback_config = parse_config("mb16_nb16_kb32_tm4_tn4_team1");
   const Problem problem = gemm_f32(64, 64, 256);
   const auto fallback = [&] { return fallback_config; };
   const auto not_best = [&](const Problem&, const Config& c) { return c == best ? "too big here" : ""; };
@@ -1825,7 +1832,9 @@ TEST(TunedConfigsTest, PassesOverIllegalCandidatesAndFallsBackWhenStoreIsEmpty) 
 // through to the store's choice.
 TEST(TunedConfigsTest, TunesWhatTheOwnStoreLacksOnceOnFirstUse) {
   using Space = Kokkos::DefaultHostExecutionSpace;
-  const Config stored{64, 64, 256, 8, 8, 1}, winner{32, 64, 256, 8, 8, 1}, fallback_config{16, 16, 32, 4, 4, 1};
+  const Config stored = parse_config("mb64_nb64_kb256_tm8_tn8_team1"),
+               winner = parse_config("mb32_nb64_kb256_tm8_tn8_team1"),
+               fallback_config = parse_config("mb16_nb16_kb32_tm4_tn4_team1");
   const Problem kept = gemm_f32(64, 64, 256), fresh = gemm_f32(40, 24, 72), hopeless = gemm_f32(8, 8, 8);
   const StoreInUse store(store_for(device_info<Space>(), {{kept, stored}}));
   std::vector<std::string> asked;
@@ -1949,7 +1958,7 @@ DeviceInfo variant(DeviceInfo device, const std::string& name, int threads, cons
 
 // `device`'s store with one entry, saved as `path`.
 void save_store(const DeviceInfo& device, const std::string& path) {
-  store_for(device, {{gemm_f32(64, 64, 64), Config{32, 32, 32, 4, 4, 1}}}).save(path);
+  store_for(device, {{gemm_f32(64, 64, 64), parse_config("mb32_nb32_kb32_tm4_tn4_team1")}}).save(path);
 }
 
 // The store serving `device` and why, checking that finding it warned about nothing.
@@ -2085,8 +2094,9 @@ TEST(StoreFallback, AStoreOfAnotherBuildsSimdOnThisCpuIsAnotherDevices) {
   other.narrower_build = wide;
   TempDir dir;
   const SearchPath path({dir.path()});
-  const Config placeholder{48, 64, 32, 4, 4, 1}, portable{64, 64, 32, 8, 8, 1};
-  const Config other_config{2 * OtherTile::tm, 2 * OtherTile::tn, 32, OtherTile::tm, OtherTile::tn, 1};
+  const Config placeholder = parse_config("mb48_nb64_kb32_tm4_tn4_team1"),
+               portable = parse_config("mb64_nb64_kb32_tm8_tn8_team1");
+  const Config other_config = ConfigBuilder().mb(2 * OtherTile::tm).nb(2 * OtherTile::tn).kb(32).tm(OtherTile::tm).tn(OtherTile::tn).team(1);
   const std::string other_store = dir.file(device_slug(other) + ".yaml");
   write_text(other_store, text_after_replacing(saved_text(store_for(other, {{gemm_f32(64, 64, 64), portable},
                                                                             {gemm_f32(96, 64, 64), placeholder}})),
@@ -2117,7 +2127,7 @@ TEST(StoreFallback, AnotherDevicesStoreIsRankedWithThisDevicesFacts) {
   gpu.space = "cuda";
   const DeviceInfo small = with_bandwidth(variant(gpu, "Test GPU S", 50, "test_sm_99"), 1000);
   const DeviceInfo big = with_bandwidth(variant(small, "Test GPU L", 132), 3000);
-  const Config config{64, 64, 32, 8, 4, 128};
+  const Config config = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
   store_for(big, {{gemm_f32(4096, 256, 1024), config}}).save(dir.file("big.yaml"));
   TunedConfigs configs(small);
   EXPECT_EQ(configs.serving().match, StoreMatch::SameArch);
@@ -2145,7 +2155,7 @@ KGEMM_CASE_TEST(DispatchTest, AnotherDevicesStoreNeverRunsAConfigIllegalHere) {
   Config huge_team = TuningPolicy<Space>::default_config();
   huge_team.team = 4096;
   const Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
-  const Config big_scratch{1024, 1024, 1024, 8, 8, 1};
+  const Config big_scratch = parse_config("mb1024_nb1024_kb1024_tm8_tn8_team1");
   const Config legal = non_default_config<Space>();
   GemmCheck g;
   g.m = 100, g.n = 64, g.k = 147;

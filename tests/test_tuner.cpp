@@ -26,7 +26,7 @@ std::vector<Config> grid_of_configs() {
   std::vector<Config> configs;
   for (int mb : {16, 32, 64, 128})
     for (int nb : {16, 32, 64, 128, 256})
-      for (int kb : {32, 64, 128}) configs.push_back({mb, nb, kb, 4, 4, 1});
+      for (int kb : {32, 64, 128}) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(4).tn(4).team(1));
   return configs;
 }
 
@@ -38,7 +38,7 @@ double smooth_speed(const Config& c) {
 
 TEST(Search, FastButWrongConfigNeverWins) {
   const auto configs = grid_of_configs();
-  const Config wrong{128, 256, 128, 4, 4, 1};
+  const Config wrong = parse_config("mb128_nb256_kb128_tm4_tn4_team1");
   for (Strategy strategy : {Strategy::Exhaustive, Strategy::Random, Strategy::Climb}) {
     const SearchOutcome outcome = search(configs, {configs[0]}, strategy, {}, 7, [&](const Config& c) {
       return c == wrong ? Measurement{false, 1e6, "wrong"} : Measurement{true, smooth_speed(c), ""};
@@ -46,7 +46,7 @@ TEST(Search, FastButWrongConfigNeverWins) {
     EXPECT_NE(outcome.best, wrong) << to_string(strategy);
     EXPECT_EQ(outcome.rejected(), 1) << to_string(strategy);
     EXPECT_EQ(outcome.log.size(), configs.size()) << to_string(strategy) << ": unlimited budget visits all";
-    EXPECT_EQ(outcome.best, (Config{64, 128, 64, 4, 4, 1})) << to_string(strategy);
+    EXPECT_EQ(outcome.best, (parse_config("mb64_nb128_kb64_tm4_tn4_team1"))) << to_string(strategy);
   }
 }
 
@@ -63,10 +63,10 @@ TEST(Search, EvaluationBudgetIsRespectedAndRandomIsSeeded) {
 
 TEST(Search, ClimbReachesTheTopOfASmoothLandscapeEarly) {
   const auto configs = grid_of_configs();
-  const SearchOutcome outcome = search(configs, {Config{16, 16, 32, 4, 4, 1}}, Strategy::Climb,
+  const SearchOutcome outcome = search(configs, {parse_config("mb16_nb16_kb32_tm4_tn4_team1")}, Strategy::Climb,
                                        parse_budget(std::to_string(configs.size() / 2)), 5,
                                        [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; });
-  EXPECT_EQ(outcome.best, (Config{64, 128, 64, 4, 4, 1}));
+  EXPECT_EQ(outcome.best, (parse_config("mb64_nb128_kb64_tm4_tn4_team1")));
 }
 
 // Two hills: given a foot of each as starts, climb measures both first and climbs the higher
@@ -78,7 +78,9 @@ TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
     const double height = right ? 200.0 : 100.0;
     return Measurement{true, height / (1.0 + std::abs(std::log2(c.nb / (right ? 256.0 : 16.0)))) - c.mb * 0.01, ""};
   };
-  const Config low_foot{16, 32, 32, 4, 4, 1}, high_foot{16, 64, 32, 4, 4, 1}, high_top{16, 256, 32, 4, 4, 1};
+  const Config low_foot = parse_config("mb16_nb32_kb32_tm4_tn4_team1"),
+               high_foot = parse_config("mb16_nb64_kb32_tm4_tn4_team1"),
+               high_top = parse_config("mb16_nb256_kb32_tm4_tn4_team1");
   const auto from_both = search(configs, {low_foot, high_foot}, Strategy::Climb, parse_budget("12"), 5, two_hills);
   ASSERT_GE(from_both.log.size(), 2u);
   EXPECT_EQ(from_both.log[0].config, low_foot);
@@ -91,15 +93,15 @@ TEST(Search, ClimbStartsFromTheBestOfItsStarts) {
 TEST(Search, ClimbStartsFromTheNearestCandidateOfAStartsFamily) {
   std::vector<Config> configs = grid_of_configs();
   for (int mb : {32, 64})
-    for (int nb : {32, 64}) configs.push_back({mb, nb, 32, 32, 32, 128, Family::TensorCore});  // a tensor-core family
-  const Config too_large{128, 128, 32, 32, 32, 512, Family::TensorCore};  // no candidate
+    for (int nb : {32, 64}) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(32).tm(32).tn(32).team(128).family(Family::TensorCore));  // a tensor-core family
+  const Config too_large = parse_config("mb128_nb128_kb32_tm32_tn32_team512_tc");  // no candidate
   std::vector<Config> measured;
   const SearchOutcome outcome = search(configs, {too_large}, Strategy::Climb, parse_budget("1"), 3, [&](const Config& c) {
     measured.push_back(c);
     return Measurement{true, smooth_speed(c), ""};
   });
   ASSERT_EQ(measured.size(), 1u);
-  EXPECT_EQ(measured.front(), (Config{64, 64, 32, 32, 32, 128, Family::TensorCore}));
+  EXPECT_EQ(measured.front(), (parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc")));
 }
 
 // Each start's hill is climbed, fastest start first: once the high hill's top is reached the
@@ -109,7 +111,7 @@ TEST(Search, ClimbClimbsFromEveryStartFastestFirst) {
   std::vector<Config> configs;  // 384: a random candidate is seldom next to the few measured
   for (int mb = 8; mb <= 1024; mb *= 2)
     for (int nb = 8; nb <= 1024; nb *= 2)
-      for (int kb = 8; kb <= 256; kb *= 2) configs.push_back({mb, nb, kb, 4, 4, 1});
+      for (int kb = 8; kb <= 256; kb *= 2) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(4).tn(4).team(1));
   auto two_hills = [](const Config& c) {  // high start, low top at nb 256; low start, high top at nb 16 (small mb, kb)
     const bool right = c.nb >= 64;
     const double top = right ? 150.0 : 300.0, peak = right ? 256.0 : 16.0;
@@ -120,16 +122,123 @@ TEST(Search, ClimbClimbsFromEveryStartFastestFirst) {
   auto one_step = [&](const Config& a, const Config& b) {
     return std::abs(rank(a.mb) - rank(b.mb)) + std::abs(rank(a.nb) - rank(b.nb)) + std::abs(rank(a.kb) - rank(b.kb)) == 1;
   };
-  const Config left_start{128, 32, 128, 4, 4, 1}, right_start{16, 64, 32, 4, 4, 1};
+  const Config left_start = parse_config("mb128_nb32_kb128_tm4_tn4_team1"),
+               right_start = parse_config("mb16_nb64_kb32_tm4_tn4_team1");
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const auto outcome = search(configs, {left_start, right_start}, Strategy::Climb, parse_budget("40"), seed, two_hills);
-    const Config top{8, 16, 8, 4, 4, 1};
+    const Config top = parse_config("mb8_nb16_kb8_tm4_tn4_team1");
     EXPECT_EQ(outcome.best, top) << "seed " << seed;
     for (std::size_t i = 2; i < outcome.log.size() && outcome.log[i - 1].config != top; ++i)
       EXPECT_TRUE(std::any_of(outcome.log.begin(), outcome.log.begin() + long(i),
                               [&](const Evaluated& before) { return one_step(before.config, outcome.log[i].config); }))
           << "seed " << seed << ": evaluation " << i << ", " << to_string(outcome.log[i].config) << ", jumped";
   }
+}
+
+// A climb measures a place's neighbours in the order the model predicts them fastest: with a
+// step or two of budget left after its start, a climb guided by a prediction that ranks the
+// best neighbour first takes it on every seed, where random order (no prediction) misses it
+// on most of the 44 neighbours' orders.
+TEST(Search, ClimbStepsToTheNeighbourPredictedFastestFirst) {
+  std::vector<Config> configs;
+  for (int mb : {8, 16, 32, 64, 128})
+    for (int nb : {8, 16, 32, 64, 128})
+      for (int kb : {8, 16, 32, 64, 128}) configs.push_back(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(4).tn(4).team(1));
+  const Config start = parse_config("mb32_nb32_kb32_tm4_tn4_team1"), best = parse_config("mb32_nb32_kb64_tm4_tn4_team1");
+  const auto speed = [&](const Config& c) { return Measurement{true, c == best ? 200.0 : c == start ? 100.0 : 50.0, ""}; };
+  const Predict knows_the_best = [&](const Config&, double from_gflops, const Config& to) { return to == best ? 2 * from_gflops : from_gflops; };
+  int found_unguided = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const SearchOutcome guided = search(configs, {start}, Strategy::Climb, parse_budget("2"), seed, speed, {}, knows_the_best);
+    EXPECT_EQ(guided.best, best) << "seed " << seed;
+    found_unguided += search(configs, {start}, Strategy::Climb, parse_budget("2"), seed, speed).best == best;
+  }
+  EXPECT_LT(found_unguided, 5);
+}
+
+// The dispatch model's prediction from a measured config: the same config at the rate measured,
+// a block that pads the problem more slower, a split of K on a grid that leaves most SMs idle
+// faster (the sum pass costs less than the idle SMs).
+TEST(Search, ModelPredictionScalesAMeasuredRateByTheFit) {
+  Problem few_blocks;  // 1 x 8 blocks of 64 x 64 on 132 SMs, K long enough for splits
+  few_blocks.m = 49, few_blocks.n = 512, few_blocks.k = 4608;
+  DeviceInfo gpu;
+  gpu.space = "cuda", gpu.device = "a GPU", gpu.arch = "sm_90", gpu.threads = 132, gpu.memory_gbps = 3000;
+  const Predict predict = model_prediction(few_blocks, gpu);
+  const Config here = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
+  Config padded = here, split = here;
+  padded.mb = 128, split.ks = 8;
+  EXPECT_DOUBLE_EQ(predict(here, 1000, here), 1000);
+  EXPECT_LT(predict(here, 1000, padded), 1000);
+  EXPECT_GT(predict(here, 1000, split), 1000);
+}
+
+// The store's configs are measured right after the space default and before the other seeds,
+// each once: a budget that ends before the seeds still measures every one of them, and finds the
+// best where it is the store's third config.
+TEST(Search, StoresConfigsAreMeasuredBeforeTheOtherSeeds) {
+  const auto configs = grid_of_configs();
+  const std::vector<Config> seeds = {configs[0], configs[1], configs[2], configs[3]};
+  const std::vector<Config> known = {configs[10], configs[1], configs[20], configs[30]};
+  const std::vector<Config> starts = ordered_starts(seeds, known);
+  EXPECT_EQ(starts, (std::vector<Config>{configs[0], configs[10], configs[1], configs[20], configs[30], configs[2], configs[3]}));
+  const auto speed = [&](const Config& c) { return Measurement{true, c == configs[30] ? 300.0 : smooth_speed(c), ""}; };
+  const SearchOutcome outcome = search(configs, starts, Strategy::Climb, parse_budget("5"), 1, speed);
+  EXPECT_EQ(outcome.best, configs[30]);
+  for (std::size_t i = 0; i < outcome.log.size(); ++i) EXPECT_EQ(outcome.log[i].config, starts[i]);
+}
+
+// With step_after, the climb steps once from the fastest of the first starts (the default and the
+// store's configs) before it measures the others (the seeds): a budget that ends one evaluation
+// after the store's configs finds the best next to the fastest of them, where measuring the seeds
+// first would spend that evaluation on a seed. Without a store nothing is stepped from early.
+TEST(Search, ClimbStepsFromTheStoresBestBeforeMeasuringTheSeeds) {
+  const auto configs = grid_of_configs();  // 4 x 5 x 3: mb, nb, kb
+  const Config fallback = parse_config("mb16_nb16_kb32_tm4_tn4_team1"), stored = parse_config("mb64_nb64_kb64_tm4_tn4_team1"),
+               other_stored = parse_config("mb128_nb256_kb128_tm4_tn4_team1");
+  const Config best = parse_config("mb64_nb128_kb64_tm4_tn4_team1");  // one step from `stored` along nb
+  const std::vector<Config> seeds = {fallback, parse_config("mb32_nb32_kb32_tm4_tn4_team1"), parse_config("mb128_nb16_kb32_tm4_tn4_team1")};
+  const std::vector<Config> known = {other_stored, stored};
+  const std::vector<Config> starts = ordered_starts(seeds, known);
+  EXPECT_EQ(step_after_starts(starts, known), 3u);
+  EXPECT_EQ(step_after_starts(starts, {}), 0u);
+  EXPECT_EQ(step_after_starts(starts, {fallback}), 1u);
+  const auto speed = [&](const Config& c) { return Measurement{true, c == best ? 300.0 : c == stored ? 200.0 : 100.0, ""}; };
+  const Predict knows_the_best = [&](const Config&, double from_gflops, const Config& to) { return to == best ? 2 * from_gflops : from_gflops; };
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const SearchOutcome stepped = search(configs, starts, Strategy::Climb, parse_budget("4"), seed, speed, {}, knows_the_best,
+                                         step_after_starts(starts, known));
+    EXPECT_EQ(stepped.best, best) << "seed " << seed;
+    const SearchOutcome seeds_first = search(configs, starts, Strategy::Climb, parse_budget("4"), seed, speed, {}, knows_the_best);
+    EXPECT_EQ(seeds_first.best, stored) << "seed " << seed;
+    ASSERT_EQ(seeds_first.log.size(), 4u);
+    EXPECT_EQ(seeds_first.log[3].config, seeds[1]) << "seed " << seed;
+  }
+}
+
+// The seeds after the first start (the default) are measured in the order the model predicts
+// them fastest from the default's rate, the given order among equal predictions; the store's
+// configs (the first step_after starts) keep their order.
+TEST(Search, SeedsAreMeasuredInThePredictedOrder) {
+  const auto configs = grid_of_configs();
+  const std::vector<Config> starts = {configs[0], configs[10], configs[20], configs[30], configs[40]};
+  const auto speed = [](const Config& c) { return Measurement{true, smooth_speed(c), ""}; };
+  const Predict prefers_the_last = [&](const Config&, double from_gflops, const Config& to) {
+    return to == starts.back() ? 2 * from_gflops : from_gflops;
+  };
+  const SearchOutcome seeds_alone = search(configs, starts, Strategy::Climb, parse_budget("3"), 1, speed, {}, prefers_the_last);
+  ASSERT_EQ(seeds_alone.log.size(), 3u);
+  EXPECT_EQ(seeds_alone.log[0].config, starts[0]);
+  EXPECT_EQ(seeds_alone.log[1].config, starts[4]);
+  EXPECT_EQ(seeds_alone.log[2].config, starts[1]);
+  // The first three as given, a step from the fastest of them (none of the starts is one step
+  // from another), then the seeds, the predicted fastest first.
+  const SearchOutcome after_the_store =
+      search(configs, starts, Strategy::Climb, parse_budget("5"), 1, speed, {}, prefers_the_last, 3);
+  ASSERT_EQ(after_the_store.log.size(), 5u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(after_the_store.log[i].config, starts[i]);
+  EXPECT_EQ(std::find(starts.begin(), starts.end(), after_the_store.log[3].config), starts.end());
+  EXPECT_EQ(after_the_store.log[4].config, starts[4]);
 }
 
 TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
@@ -146,9 +255,9 @@ TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfigExactly) {
   std::remove(path.c_str());
   Problem p;
   p.m = 49, p.n = 2048, p.k = 512;
-  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 12.5, ""}});
-  append_measurement(path, p, {Config{64, 64, 32, 8, 8, 16}, {false, 0, "C(0,1,2)\toff"}});
-  append_measurement(path, p, {Config{64, 64, 32, 4, 4, 16}, {true, 1.0 / 3.0, ""}});
+  append_measurement(path, p, {parse_config("mb64_nb64_kb32_tm4_tn4_team16"), {true, 12.5, ""}});
+  append_measurement(path, p, {parse_config("mb64_nb64_kb32_tm8_tn8_team16"), {false, 0, "C(0,1,2)\toff"}});
+  append_measurement(path, p, {parse_config("mb64_nb64_kb32_tm4_tn4_team16"), {true, 1.0 / 3.0, ""}});
   const auto loaded = load_measurements(path).problems;
   ASSERT_EQ(loaded.size(), 1u);
   const auto& list = loaded.at(to_string(p)).measured;
@@ -166,11 +275,12 @@ TEST(MeasurementCache, RecordsTheDeviceAndWhatEachSearchWasGiven) {
   p.m = 49, p.n = 2048, p.k = 512;
   q.m = 3136, q.n = 64, q.k = 576, q.dtype = DType::F16;
   const DeviceInfo device{"cuda", "NVIDIA H200", "sm_90", 132, 4814.304};
-  const std::vector<Config> seeds = {Config{64, 64, 32, 4, 4, 16}, parse_config("mb64_nb64_kb32_tm32_tn32_team128_ks4_tc")};
+  const std::vector<Config> seeds = {parse_config("mb64_nb64_kb32_tm4_tn4_team16"),
+                                     parse_config("mb64_nb64_kb32_tm32_tn32_team128_ks4_tc")};
   append_device(path, device);
-  append_search(path, p, {2, seeds[0], seeds, std::nullopt});
+  append_search(path, p, {2, seeds[0], seeds, {}});
   append_measurement(path, p, {seeds[0], {true, 12.5, ""}});
-  append_search(path, q, {3, seeds[1], {seeds[1]}, seeds[0]});
+  append_search(path, q, {3, seeds[1], {seeds[1]}, {seeds[0], seeds[1]}});
   append_measurement(path, q, {seeds[0], {true, 2.5, ""}});
   append_measurement(path, p, {seeds[1], {true, 20.0, ""}});
   const MeasurementCache loaded = load_measurements(path);
@@ -181,11 +291,11 @@ TEST(MeasurementCache, RecordsTheDeviceAndWhatEachSearchWasGiven) {
   EXPECT_EQ(first.given.candidates, 2u);
   EXPECT_EQ(first.given.seeds, seeds);
   EXPECT_EQ(first.given.fallback, seeds[0]);
-  EXPECT_FALSE(first.given.known.has_value());
+  EXPECT_TRUE(first.given.known.empty());
   EXPECT_TRUE(first.exhaustive());
   const RecordedSearch& second = loaded.problems.at(to_string(q));
   EXPECT_EQ(second.given.candidates, 3u);
-  EXPECT_EQ(second.given.known, std::optional<Config>(seeds[0]));
+  EXPECT_EQ(second.given.known, (std::vector<Config>{seeds[0], seeds[1]}));
   EXPECT_EQ(second.given.fallback, seeds[1]);
   EXPECT_FALSE(second.exhaustive());  // one of three candidates measured
 
@@ -304,7 +414,8 @@ TEST(ProblemBench, SplitTf32ErrsAtMostTwiceTheSimtKernelOnLongK) {
     p.m = 192, p.n = 128, p.k = 4608;
     const ProblemBench<Space, float> bench(space, p, 7);
     const double simt = bench.max_relative_error(TuningPolicy<Space>::default_config(DType::F32));
-    const Config split_configs[] = {{128, 64, 16, 64, 32, 128, Family::TensorCore}, {64, 64, 32, 32, 32, 128, Family::TensorCore}};
+    const Config split_configs[] = {parse_config("mb128_nb64_kb16_tm64_tn32_team128_tc"),
+                                    parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc")};
     for (const Config& tc : split_configs) {
       const double split = bench.max_relative_error(tc);
       std::printf("[accuracy] %s 192x128x4608 SIMT %.2e, 3xTF32 %s %.2e\n", Space::name(), simt, to_string(tc).c_str(), split);
@@ -324,8 +435,11 @@ struct MadeUpErrors {
 };
 
 TEST(PrecisionGate, OffersEachSplitTf32FamilyOnlyWithinTwiceTheSimtError) {
-  const Config simt{128, 64, 16, 8, 8, 128}, tc_seed{128, 64, 16, 64, 32, 128, Family::TensorCore}, tc_other{64, 64, 32, 32, 32, 128, Family::TensorCore};
-  const Config wg_seed{128, 64, 16, 128, 64, 128, Family::Warpgroup}, wg_other{128, 128, 32, 128, 64, 256, Family::Warpgroup};
+  const Config simt = parse_config("mb128_nb64_kb16_tm8_tn8_team128"),
+               tc_seed = parse_config("mb128_nb64_kb16_tm64_tn32_team128_tc"),
+               tc_other = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
+  const Config wg_seed = parse_config("mb128_nb64_kb16_tm128_tn64_team128_wg"),
+               wg_other = parse_config("mb128_nb128_kb32_tm128_tn64_team256_wg");
   const std::vector<Config> seeds = {simt, tc_seed, wg_seed};
   const std::vector<Config> all = {simt, wg_other, tc_other, tc_seed, wg_seed};
   for (double tc_ratio : {0.5, 2.0, 2.5, 40.0})
@@ -391,7 +505,7 @@ TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
 TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem batch1;
   batch1.m = 49, batch1.n = 512, batch1.k = 4608;
-  const Config eight{32, 64, 32, 4, 4, 128, Family::Simt, 8};
+  const Config eight = parse_config("mb32_nb64_kb32_tm4_tn4_team128_ks8");
   EXPECT_TRUE(split_fits(eight, batch1));
   Problem short_k = batch1;
   short_k.k = 480;  // 15 slabs: fewer than two per split
@@ -399,7 +513,7 @@ TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem big_grid = batch1;
   big_grid.m = 49 * 128;  // 196 x 8 blocks
   EXPECT_FALSE(split_fits(eight, big_grid));
-  EXPECT_TRUE(split_fits({32, 64, 32, 4, 4, 128}, big_grid));
+  EXPECT_TRUE(split_fits(parse_config("mb32_nb64_kb32_tm4_tn4_team128"), big_grid));
   for_each_enabled_space([&](auto space) {
     for (const Config& c : candidate_configs<decltype(space)>(batch1)) EXPECT_TRUE(split_fits(c, batch1)) << to_string(c);
   });
@@ -414,8 +528,8 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
     batch1.m = 49, batch1.n = 512, batch1.k = 4608;
     const std::vector<Config> starts = search_starts<Space>(batch1, 132);
     const std::vector<Config> seeds = TuningPolicy<Space>::seed_configs(batch1.dtype);
-    ASSERT_EQ(starts.size(), seeds.size()) << Space::name();
-    for (std::size_t i = 0; i < starts.size(); ++i) {
+    ASSERT_GE(starts.size(), seeds.size()) << Space::name();
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
       EXPECT_TRUE(split_fits(starts[i], batch1)) << to_string(starts[i]);
       Config unsplit = starts[i];
       unsplit.ks = 1;
@@ -429,14 +543,41 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
     Problem batch128 = batch1;
     batch128.m = 49 * 128;
     for (const Config& start : search_starts<Space>(batch128, 132)) EXPECT_EQ(start.ks, 1) << Space::name();
-    // Re-tuning: the store's config starts the climb too, once, after the default.
-    const Config known = candidate_configs<Space>(batch1).back();
-    std::vector<Config> with_known = search_starts<Space>(batch1, 132, &known);
-    EXPECT_EQ(with_known[1], known) << Space::name();
-    EXPECT_EQ(with_known.size(), starts.size() + (std::find(starts.begin(), starts.end(), known) == starts.end()));
-    with_known = search_starts<Space>(batch1, 132, &starts.front());
+    // Re-tuning: the store's configs start the climb too, each once, after the default and
+    // before the other seeds.
+    const std::vector<Config> legal = candidate_configs<Space>(batch1);
+    const std::vector<Config> known = {legal.back(), legal.front()};
+    std::vector<Config> with_known = search_starts<Space>(batch1, 132, known);
+    EXPECT_EQ(with_known[0], starts.front()) << Space::name();
+    EXPECT_EQ(with_known[1], known[0]) << Space::name();
+    if (known[1] != starts.front()) EXPECT_EQ(with_known[2], known[1]) << Space::name();
+    std::size_t added = 0;
+    for (const Config& k : known) added += std::find(starts.begin(), starts.end(), k) == starts.end();
+    EXPECT_EQ(with_known.size(), starts.size() + added) << Space::name();
+    with_known = search_starts<Space>(batch1, 132, {starts.front()});
     EXPECT_EQ(with_known, starts) << Space::name();
   });
+}
+
+// A seed whose grid fills at least half the SMs starts the search both split (with the others)
+// and unsplit (after them all); one whose grid leaves most SMs idle only split; one that fills
+// them only unsplit.
+TEST(SearchSpace, SeedsThatHalfFillTheDeviceStartSplitAndUnsplit) {
+  Problem layer;  // fp16 6272 x 512, K 4608: 98 blocks of 128 x 256 on 132 SMs
+  layer.m = 6272, layer.n = 512, layer.k = 4608, layer.dtype = DType::F16;
+  const Config wide = parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws");
+  const Config narrow = parse_config("mb64_nb64_kb64_tm64_tn64_team256_st4_ws");  // 784 blocks
+  Problem thin = layer;  // 8 blocks of 128 x 256
+  thin.m = 128 * 2, thin.n = 256 * 4;
+  const std::vector<int> splits(std::begin(kGpuSplitCounts), std::end(kGpuSplitCounts));
+  const std::vector<Config> starts = seed_starts({narrow, wide}, layer, 132, splits);
+  ASSERT_EQ(starts.size(), 3u);
+  EXPECT_EQ(starts[0], narrow);
+  EXPECT_EQ(starts[1].ks, 4) << to_string(starts[1]);  // 392 teams: two or more per SM
+  EXPECT_EQ(starts[2], wide);
+  const std::vector<Config> on_thin = seed_starts({wide}, thin, 132, splits);
+  ASSERT_EQ(on_thin.size(), 1u);
+  EXPECT_GT(on_thin[0].ks, 1) << to_string(on_thin[0]);
 }
 
 // A tuned problem, its neighbour along M, and a problem between them that was never tuned.
@@ -448,8 +589,9 @@ std::tuple<Problem, Problem, Problem> start_problems() {
   return {own, neighbour, unseen};
 }
 
-// The store's start for a search: the problem's own entry where it can run here, else the
-// config dispatch would run (here the one neighbour's), none from an empty store.
+// The store's starts for a search: first the problem's own entry where it can run here, else the
+// config dispatch would run (here the one neighbour's), none from an empty store; then the
+// model's next picks, each once.
 TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
@@ -458,16 +600,64 @@ TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
     ASSERT_GE(legal.size(), 2u) << Space::name();
     ConfigStore store;
     store.header = StoreHeader::stamped(device_info<Space>());
-    EXPECT_FALSE(store_start<Space>(store, unseen)) << Space::name();
+    EXPECT_TRUE(store_starts<Space>(store, unseen).empty()) << Space::name();
     store.put({neighbour, legal.front(), 100, 50, 10});
     store.put({own, legal.back(), 100, 50, 10});
-    EXPECT_EQ(store_start<Space>(store, own), legal.back()) << Space::name();
-    EXPECT_EQ(store_start<Space>(store, unseen), rank_stored_configs(store, unseen).front().config) << Space::name();
+    const std::vector<Config> for_own = store_starts<Space>(store, own);
+    ASSERT_FALSE(for_own.empty()) << Space::name();
+    EXPECT_EQ(for_own.front(), legal.back()) << Space::name();
+    EXPECT_NE(std::find(for_own.begin(), for_own.end(), legal.front()), for_own.end()) << Space::name();
+    const std::vector<Config> for_unseen = store_starts<Space>(store, unseen);
+    ASSERT_FALSE(for_unseen.empty()) << Space::name();
+    EXPECT_EQ(for_unseen.front(), rank_stored_configs(store, unseen).front().config) << Space::name();
+    EXPECT_LE(for_unseen.size(), kStoreStarts) << Space::name();
+    for (std::size_t i = 0; i < for_unseen.size(); ++i)
+      EXPECT_EQ(std::count(for_unseen.begin(), for_unseen.end(), for_unseen[i]), 1) << to_string(for_unseen[i]);
     if (!TensorCores<Space>::available) {  // a tensor-core entry cannot run here: the neighbour's config can
-      const Config tensor_cores{64, 64, 32, 32, 32, 128, Family::TensorCore};
+      const Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
       store.put({own, tensor_cores, 1000, 50, 10});
-      EXPECT_EQ(store_start<Space>(store, own), legal.front()) << Space::name();
+      const std::vector<Config> legal_here = store_starts<Space>(store, own);
+      ASSERT_FALSE(legal_here.empty()) << Space::name();
+      EXPECT_EQ(legal_here.front(), legal.front()) << Space::name();
+      EXPECT_EQ(std::find(legal_here.begin(), legal_here.end(), tensor_cores), legal_here.end()) << Space::name();
     }
+  });
+}
+
+// Past dispatch's own pick, the store's starts are the model's next best with far shapes' rates
+// discounted by kStartTrustDecay, each once and no more than kStoreStarts: with a config measured
+// on a shape 64 times larger at a rate that the model, undiscounted, ranks above a near shape's,
+// the near one is measured first.
+TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    const auto [own, neighbour, unseen] = start_problems();
+    const std::vector<Config> legal = candidate_configs<Space>(unseen);
+    ASSERT_GE(legal.size(), kStoreStarts + 3) << Space::name();
+    ConfigStore store;
+    store.header = StoreHeader::stamped(device_info<Space>());
+    store.header.device.memory_gbps = 0;  // the stored configs as they are, no splits proposed
+    Problem far = unseen, near = unseen;
+    far.m *= 64, near.k /= 2;
+    store.put({unseen, legal[2], 1e6, 50, 10});  // the problem's own entry: dispatch's pick
+    // Undiscounted, the far config is predicted twice the near one's rate (predictions scale with
+    // the stored rate); discounted, the near one is ahead (e^-0.3 (ln 64 - ln 2) = 0.35 < 1/2).
+    const TunedEntry far_entry{far, legal[0], 1000, 50, 10}, near_entry{near, legal[1], 1000, 50, 10};
+    const double far_rate = predict_rate(unseen, far_entry, legal[0], store.header.device, store.header.device, 0.0).gflops;
+    const double near_rate = predict_rate(unseen, near_entry, legal[1], store.header.device, store.header.device, 0.0).gflops;
+    store.put(far_entry);
+    store.put({near, legal[1], 1000 * far_rate / near_rate / 2, 50, 10});
+    for (std::size_t i = 3; i < kStoreStarts + 3; ++i) {  // slow configs of other shapes
+      Problem other = unseen;
+      other.n = unseen.n * int(i) * 4;
+      store.put({other, legal[i], 1, 50, 10});
+    }
+    const std::vector<Config> starts = store_starts<Space>(store, unseen);
+    ASSERT_EQ(starts.size(), kStoreStarts) << Space::name();
+    EXPECT_EQ(starts[0], legal[2]) << Space::name();
+    EXPECT_EQ(starts[1], legal[1]) << Space::name();
+    EXPECT_EQ(starts[2], legal[0]) << Space::name();
+    for (const Config& c : starts) EXPECT_EQ(std::count(starts.begin(), starts.end(), c), 1) << to_string(c);
   });
 }
 
@@ -477,7 +667,8 @@ TEST(SearchSpace, TheStoreStartsTheSearchWithWhatDispatchWouldRun) {
 TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
   Problem problem;
   problem.m = 784, problem.n = 128, problem.k = 1152;
-  const Config tuned{64, 128, 64, 8, 8, 1}, fallback{64, 64, 256, 8, 8, 1};
+  const Config tuned = parse_config("mb64_nb128_kb64_tm8_tn8_team1"),
+               fallback = parse_config("mb64_nb64_kb256_tm8_tn8_team1");
   const TunedEntry stale{problem, tuned, 300, 100, 40, kKernelGeneration - 1};
   const Measurement fast{true, 123.456, ""}, slow{true, 99.5, ""}, wrong{false, 500, "element (3, 4) off"};
 
@@ -525,11 +716,12 @@ TEST(SearchSpace, AnotherDevicesStoreStartsTheSearchWithWhatDispatchWouldRunHere
     store.header = StoreHeader::stamped(bigger);
     store.put({neighbour, legal.front(), 100, 50, 10});
     store.put({own, huge_team, 1000, 50, 10});
-    EXPECT_EQ(store_start<Space>(store, own, here), legal.front()) << Space::name();
+    EXPECT_EQ(store_starts<Space>(store, own, here).front(), legal.front()) << Space::name();
     std::optional<Config> dispatched;
     for (const RatePrediction& r : rank_stored_configs(store, unseen, here))
       if (!dispatched && why_illegal<Space>(unseen, r.config).empty()) dispatched = r.config;
-    EXPECT_EQ(store_start<Space>(store, unseen, here), dispatched) << Space::name();
+    ASSERT_TRUE(dispatched) << Space::name();
+    EXPECT_EQ(store_starts<Space>(store, unseen, here).front(), *dispatched) << Space::name();
   });
 }
 
@@ -551,9 +743,9 @@ TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) 
   });
   Problem short_k;
   short_k.m = 784, short_k.n = 128, short_k.k = 96;  // 3 slabs of 32
-  EXPECT_TRUE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 1, 1, 3}, short_k));
-  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 1, 1, 4}, short_k));
-  EXPECT_FALSE(stages_fit({32, 32, 32, 4, 4, 64, Family::Simt, 2, 1, 3}, short_k));  // 2 slabs per split
+  EXPECT_TRUE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_st3"), short_k));
+  EXPECT_FALSE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_st4"), short_k));
+  EXPECT_FALSE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_ks2_st3"), short_k));  // 2 slabs per split
 }
 
 // Batches of products smaller than a block (the 8 x 8 squares): on spaces that group products

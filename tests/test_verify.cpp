@@ -247,8 +247,10 @@ TEST(ErrorBound, GrowsWithKAndTheOutputRoundingAndAlphaBeta) {
 // kernel's A is truncated by the tensor cores, which loosens each product's bound by 4.001 * 2^-22
 // |a b|. fp16 data is never split.
 TEST(ErrorBound, SplitTf32ProductsFollowTheKernelsSplit) {
-  const Config simt{128, 64, 16, 8, 8, 128}, tc{128, 64, 16, 64, 32, 128, Family::TensorCore};
-  const Config wg_fp32{128, 64, 16, 128, 64, 128, Family::Warpgroup}, wg_fp16{128, 128, 64, 64, 128, 256, Family::Warpgroup};
+  const Config simt = parse_config("mb128_nb64_kb16_tm8_tn8_team128"),
+               tc = parse_config("mb128_nb64_kb16_tm64_tn32_team128_tc");
+  const Config wg_fp32 = parse_config("mb128_nb64_kb16_tm128_tn64_team128_wg"),
+               wg_fp16 = parse_config("mb128_nb128_kb64_tm64_tn128_team256_wg");
   EXPECT_EQ(ErrorBound::of_call(DType::F32, Accum::F32, 8, simt).products, Products::Rounded);
   EXPECT_EQ(ErrorBound::of_call(DType::F32, Accum::F32, 8, tc).products, Products::SplitTf32);
   EXPECT_EQ(ErrorBound::of_call(DType::F32, Accum::F32, 8, wg_fp32).products, Products::SplitTf32TruncatedA);

@@ -272,7 +272,7 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
     };
     hooks.progress = [&](const kgemm::SearchOutcome& so_far, std::size_t candidates) { (*progress)(so_far, candidates); };
     const kgemm::TuneOutcome outcome = kgemm::tune_problem(
-        space, problem, shape, known_configs.for_problem<ExecSpace>(problem), device.threads, hooks);
+        space, problem, shape, known_configs.for_problem<ExecSpace>(problem), device, hooks);
     progress->finish();
     if (!outcome.entry) {
       std::fprintf(stderr, "[%d/%d] %s: no correct config found; nothing stored\n", index, int(todo.size()), key.c_str());

@@ -37,6 +37,8 @@ struct Replayed {
   std::map<std::string, kgemm::Measurement> measured;  // by config string
   double best = 0;
   std::optional<double> dispatch_pick;  // its rate over the best (dispatch_picks), where the cache names its device
+  kgemm::Predict predict;  // how autotune's climb ranks steps (model_prediction), where the cache names its device
+  std::size_t step_after = 0;  // the starts stepped from before the seeds (step_after_starts)
 
   kgemm::Measurement measure(const kgemm::Config& c) const { return measured.at(kgemm::to_string(c)); }
   // The config string of the exhaustive best (the first in config order on a tie).
@@ -50,7 +52,8 @@ struct Replayed {
     kgemm::Budget limit;
     limit.evaluations = budget;
     const kgemm::SearchOutcome outcome =
-        kgemm::search(candidates, starts, strategy, limit, seed, [&](const kgemm::Config& c) { return measure(c); });
+        kgemm::search(candidates, starts, strategy, limit, seed, [&](const kgemm::Config& c) { return measure(c); }, {}, predict,
+                      step_after);
     double found = outcome.best_gflops;
     int evaluations = int(outcome.log.size());
     const auto at_default = measured.find(kgemm::to_string(fallback));
@@ -69,17 +72,23 @@ std::vector<kgemm::Config> fitted_seeds(const std::vector<kgemm::Config>& seeds,
                                         const kgemm::DeviceInfo& device) {
   const std::vector<int> splits = device.is_host() ? std::vector<int>{1}
                                                    : std::vector<int>(std::begin(kgemm::kGpuSplitCounts), std::end(kgemm::kGpuSplitCounts));
-  std::vector<kgemm::Config> fitted;
-  for (const kgemm::Config& seed : seeds) fitted.push_back(kgemm::split_for_device(seed, problem, device.threads, splits));
-  return kgemm::ordered_starts(fitted, nullptr);
+  return kgemm::ordered_starts(kgemm::seed_starts(seeds, problem, device.threads, splits), {});
 }
 
-// The store's config among the starts where autotune puts it (ordered_starts).
-void add_known(std::vector<kgemm::Config>& starts, const kgemm::Config& known) { starts = kgemm::ordered_starts(starts, &known); }
+// The store's configs among the starts where autotune puts them (ordered_starts).
+void add_known(Replayed& r, const std::vector<kgemm::Config>& known) {
+  r.starts = kgemm::ordered_starts(r.starts, known);
+  r.step_after = kgemm::step_after_starts(r.starts, known);
+}
 
-// Per problem, what dispatch would run on `device` from a store holding every other problem with
-// its exhaustive best (the dispatch model's first pick that is a candidate of the problem).
-std::vector<std::optional<kgemm::Config>> dispatch_picks(const std::vector<Replayed>& problems, const kgemm::DeviceInfo& device) {
+// Per problem, from a store holding every other problem with its exhaustive best: what dispatch
+// would run on `device` (the dispatch model's first pick that is a candidate of the problem) and
+// the store's configs autotune's search would start from (store_starts, among the candidates).
+struct StorePicks {
+  std::optional<kgemm::Config> dispatched;
+  std::vector<kgemm::Config> starts;
+};
+std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, const kgemm::DeviceInfo& device) {
   std::vector<kgemm::TunedEntry> bests;
   for (const Replayed& r : problems) {
     kgemm::TunedEntry entry;
@@ -90,18 +99,20 @@ std::vector<std::optional<kgemm::Config>> dispatch_picks(const std::vector<Repla
     entry.candidates = int(r.candidates.size());
     bests.push_back(entry);
   }
-  std::vector<std::optional<kgemm::Config>> picks(problems.size());
+  std::vector<StorePicks> picks(problems.size());
   for (std::size_t p = 0; p < problems.size(); ++p) {
     kgemm::ConfigStore others;
     others.header.device = device;
     for (std::size_t q = 0; q < bests.size(); ++q)
       if (q != p) others.put(bests[q]);
     const std::vector<kgemm::Config>& legal = problems[p].candidates;
+    const auto is_candidate = [&](const kgemm::Config& c) { return std::find(legal.begin(), legal.end(), c) != legal.end(); };
     for (const kgemm::RatePrediction& pick : kgemm::rank_stored_configs(others, bests[p].problem))
-      if (std::find(legal.begin(), legal.end(), pick.config) != legal.end()) {
-        picks[p] = pick.config;
+      if (is_candidate(pick.config)) {
+        picks[p].dispatched = pick.config;
         break;
       }
+    picks[p].starts = kgemm::store_starts(others, bests[p].problem, device, is_candidate);
   }
   return picks;
 }
@@ -118,7 +129,8 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     const kgemm::Problem problem = kgemm::parse_problem(key);
     const auto seeds = seed_configs.find(problem.dtype);
     r.starts = seeds == seed_configs.end() ? recorded.given.seeds : fitted_seeds(seeds->second, problem, *cache.device);
-    if (starts == Starts::Recorded && recorded.given.known) add_known(r.starts, *recorded.given.known);
+    if (starts == Starts::Recorded) add_known(r, recorded.given.known);
+    if (cache.device) r.predict = kgemm::model_prediction(problem, *cache.device);
     r.fallback = recorded.given.fallback;
     const bool default_besides = recorded.measured.size() > recorded.given.candidates;
     for (const kgemm::Evaluated& e : recorded.measured) {
@@ -130,13 +142,13 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     if (r.best > 0) problems.push_back(std::move(r));
   }
   if (cache.device) {
-    const std::vector<std::optional<kgemm::Config>> picks = dispatch_picks(problems, *cache.device);
+    const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device);
     for (std::size_t p = 0; p < problems.size(); ++p) {
       Replayed& r = problems[p];
-      if (!picks[p]) continue;
-      const kgemm::Measurement picked = r.measure(*picks[p]);
+      if (starts == Starts::Store) add_known(r, picks[p].starts);
+      if (!picks[p].dispatched) continue;
+      const kgemm::Measurement picked = r.measure(*picks[p].dispatched);
       r.dispatch_pick = picked.correct ? picked.gflops / r.best : 0;
-      if (starts == Starts::Store) add_known(r.starts, *picks[p]);
     }
   } else if (starts == Starts::Store) {
     throw kgemm::RuntimeError("--starts store needs the cache's #device line (autotune --cache writes it)");

@@ -14,11 +14,12 @@ per strategy and budget the geometric mean and the worst over problems of the be
 evaluations spent on average.)";
 
 const char* kFooter = R"(--starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
-  store     (default) the config dispatch would run from a store holding every other problem of the
-            cache with its exhaustive best (the dispatch model ranking them with the cache's
-            device facts): a shape tuned where its neighbours are already tuned
+  store     (default) the configs autotune takes from a store holding every other problem of the
+            cache with its exhaustive best (store_starts: what dispatch would run, then the
+            dispatch model's next picks, ranked with the cache's device facts): a shape tuned
+            where its neighbours are already tuned
   seeds     the seeds alone: a shape nothing is known about
-  recorded  the store's config the measuring run had, if any
+  recorded  the store's configs the measuring run had, if any
 )";
 
 }  // namespace

@@ -64,7 +64,7 @@ double sum_pass_seconds(const ConfigFit& fit, const Config& config, const Device
 }
 
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
-                            const DeviceInfo& here, const DeviceInfo& there) {
+                            const DeviceInfo& here, const DeviceInfo& there, std::optional<double> decay) {
   RatePrediction r;
   r.source = source;
   r.config = config;
@@ -82,25 +82,25 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
   // that both overflow (a rate near 0 against a bandwidth near 0) give 0, not NaN.
   if (sum_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + sum_s * (multiply_gflops * 1e9) / problem.flops());
   r.distance = shape_distance(problem, source.problem);
-  r.trust = std::exp(-trust_decay(here) * r.distance);
+  r.trust = std::exp(-decay.value_or(trust_decay(here)) * r.distance);
   r.exact = source.problem == problem && config == source.config;
   r.gflops = multiply_gflops * r.busy * r.trust;
   return r;
 }
 
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
-                                                const DeviceInfo& here) {
+                                                const DeviceInfo& here, std::optional<double> decay) {
   const DeviceInfo& there = store.header.device;
   std::vector<RatePrediction> ranked;
   for (const TunedEntry& entry : store.entries()) {
     if (!comparable(entry.problem, problem)) continue;
-    ranked.push_back(predict_rate(problem, entry, entry.config, here, there));
+    ranked.push_back(predict_rate(problem, entry, entry.config, here, there, decay));
     if (here.memory_gbps <= 0) continue;  // a split's cost is not known
     for (int splits : kGpuSplitCounts) {
       Config split = entry.config;
       split.ks = splits;
       if (splits != entry.config.ks && split_fits(split, problem))
-        ranked.push_back(predict_rate(problem, entry, split, here, there));
+        ranked.push_back(predict_rate(problem, entry, split, here, there, decay));
     }
   }
   // Stable: equal predictions at equal distances and splits keep store order.

@@ -38,7 +38,13 @@ enum class Family {
   WarpSpecialized,
 };
 
+// A config is written as its config string (parse_config: seeds, defaults, tests) or, where its
+// values are worked out (blocks rounded to a tile, loops over tiles) or must be malformed on
+// purpose, through ConfigBuilder's named fields. The user-provided constructor keeps Config from
+// being an aggregate, so no config can be built from a list of positional values.
 struct Config {
+  constexpr Config() {}
+
   int mb = 64;    // rows of C per team (block tile)
   int nb = 64;    // columns of C per team
   int kb = 32;    // depth of the K slab staged in team scratch
@@ -79,6 +85,33 @@ struct Config {
            a.team == b.team && a.ks == b.ks && a.bb == b.bb && a.slab_buffers == b.slab_buffers && a.family == b.family;
   }
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
+};
+
+// Config's fields by name, each left out keeping Config's default:
+//   Config c = ConfigBuilder().mb(60).nb(64).kb(256).tm(12).tn(32).team(1);
+class ConfigBuilder {
+ public:
+  constexpr ConfigBuilder& mb(int value) { return set(&Config::mb, value); }
+  constexpr ConfigBuilder& nb(int value) { return set(&Config::nb, value); }
+  constexpr ConfigBuilder& kb(int value) { return set(&Config::kb, value); }
+  constexpr ConfigBuilder& tm(int value) { return set(&Config::tm, value); }
+  constexpr ConfigBuilder& tn(int value) { return set(&Config::tn, value); }
+  constexpr ConfigBuilder& team(int value) { return set(&Config::team, value); }
+  constexpr ConfigBuilder& ks(int value) { return set(&Config::ks, value); }
+  constexpr ConfigBuilder& bb(int value) { return set(&Config::bb, value); }
+  constexpr ConfigBuilder& slab_buffers(int value) { return set(&Config::slab_buffers, value); }
+  constexpr ConfigBuilder& family(Family value) {
+    config_.family = value;
+    return *this;
+  }
+  constexpr operator Config() const { return config_; }
+
+ private:
+  constexpr ConfigBuilder& set(int Config::*field, int value) {
+    config_.*field = value;
+    return *this;
+  }
+  Config config_;
 };
 
 // How the kernels cut a K extent for a config: kb-deep slabs, whole slabs per split (Config::ks),

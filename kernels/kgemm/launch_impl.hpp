@@ -90,18 +90,10 @@ std::string why_too_large(const GemmArgs<Scalar>& args, const Config& c) {
   return "";
 }
 
-// The slab buffers a config's kernel compiles: the space's, or, for the warp-specialized kernel
-// (its producer copies the slabs itself), up to kKernelCopiedMaxSlabBuffers.
-template <class ExecSpace>
-constexpr int max_slab_buffers(bool warp_specialized) {
-  return warp_specialized && TensorCores<ExecSpace>::available ? kKernelCopiedMaxSlabBuffers
-                                                               : SpaceTraits<ExecSpace>::max_slab_buffers;
-}
-
 template <class ExecSpace>
 std::string why_bad_stages(const Config& c) {
   using Traits = SpaceTraits<ExecSpace>;
-  const int most = max_slab_buffers<ExecSpace>(c.warp_specialized());
+  const int most = max_slab_buffers<ExecSpace>(c.warp_specialized());  // its producer copies the slabs
   if (c.slab_buffers == 0 || (c.slab_buffers >= Traits::default_slab_buffers && c.slab_buffers <= most)) return "";
   const std::string space = ExecSpace::name();
   if (most == Traits::default_slab_buffers)

@@ -3,6 +3,8 @@
 // operands it stages (a kernel loads the other into registers itself).
 #include <Kokkos_Core.hpp>
 
+#include "kgemm/spaces/space_traits.hpp"
+#include "kgemm/spaces/tensor_core_tile.hpp"
 #include "kgemm/spaces/warpgroup_mma.hpp"
 
 namespace kgemm {
@@ -72,6 +74,15 @@ struct Tf32WarpgroupSlabs {
 // Its ring is not bounded by the space's copy groups: a 128 x 128 block's 32 KB buffers, five of
 // them beside its staged results, keep three slabs copied ahead; 64 x 64 blocks' 16 KB ones, six.
 constexpr int kKernelCopiedMaxSlabBuffers = 6;
+// The most slab buffers a kernel's ring compiles on ExecSpace: the space's copy groups bound it
+// (SpaceTraits::max_slab_buffers), except where the kernel copies its slabs itself
+// (kernel_copies: the warp-specialized kernel, which only spaces with tensor cores compile).
+// SlabPipeline asserts it of its layout, launches check a config against it.
+template <class ExecSpace>
+constexpr int max_slab_buffers(bool kernel_copies) {
+  return kernel_copies && TensorCores<ExecSpace>::available ? kKernelCopiedMaxSlabBuffers
+                                                            : SpaceTraits<ExecSpace>::max_slab_buffers;
+}
 struct StagedWarpgroupSlabs {
   static constexpr bool swizzled = true, kernel_copies = true;
   static constexpr bool stages_a = true, stages_b = true;

@@ -64,8 +64,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
       Traits::copy_run_bytes > 0 && std::is_same<Scalar, Slab>::value;
   static_assert(!Runs || kRunsPossible, "kgemm: this pipeline cannot stage runs");
   static_assert(Runs || !Layout::swizzled || Layout::kernel_copies, "kgemm: swizzled slabs are staged as runs only");
-  static_assert(SlabBuffers >= Traits::default_slab_buffers &&
-                    SlabBuffers <= (Layout::kernel_copies ? kKernelCopiedMaxSlabBuffers : Traits::max_slab_buffers),
+  static_assert(SlabBuffers >= Traits::default_slab_buffers && SlabBuffers <= max_slab_buffers<ExecSpace>(Layout::kernel_copies),
                 "kgemm: this space does not stage that many slab buffers");
   // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
   static constexpr int kPad = Traits::is_gpu ? Stager::kRun : 0;

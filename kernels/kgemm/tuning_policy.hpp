@@ -80,7 +80,13 @@ struct TuningPolicy {
   // Tile on blocks of at least rows x cols, rounded up to whole tiles, 256-deep slabs, one thread.
   template <class Tile>
   static Config on_blocks(int rows, int cols) {
-    return {ceil_div(rows, Tile::tm) * Tile::tm, ceil_div(cols, Tile::tn) * Tile::tn, 256, Tile::tm, Tile::tn, 1};
+    return ConfigBuilder()
+        .mb(ceil_div(rows, Tile::tm) * Tile::tm)
+        .nb(ceil_div(cols, Tile::tn) * Tile::tn)
+        .kb(256)
+        .tm(Tile::tm)
+        .tn(Tile::tn)
+        .team(1);
   }
 };
 
@@ -92,7 +98,7 @@ struct TuningPolicy<Kokkos::Cuda> {
   // tensor-core fragments; older ones take the fp32 default for fp16 too).
   static bool fp16_on_tensor_cores(DType dtype) { return dtype == DType::F16 && TensorCores<Kokkos::Cuda>::on_device(); }
   static Config default_config(DType dtype = DType::F32) {
-    return fp16_on_tensor_cores(dtype) ? Config{128, 64, 32, 64, 32, 128, Family::TensorCore} : Config{128, 64, 16, 8, 8, 128};
+    return parse_config(fp16_on_tensor_cores(dtype) ? "mb128_nb64_kb32_tm64_tn32_team128_tc" : "mb128_nb64_kb16_tm8_tn8_team128");
   }
   // fp32 on TF32 tensor cores (3xTF32, compute capability 8.0 and newer). Never the default: the
   // tuner offers it per problem where its error is no worse than twice the SIMT kernel's.
@@ -106,20 +112,25 @@ struct TuningPolicy<Kokkos::Cuda> {
   static std::vector<Config> seed_configs(DType dtype) {
     if (fp16_on_tensor_cores(dtype))
       return {default_config(dtype),
-              {64, 64, 32, 32, 32, 128, Family::TensorCore},                       // warps' 32 x 32 tiles: small M or N
-              {64, 128, 64, 64, 128, 128, Family::Warpgroup},      // one warpgroup's 64 x 128 tile
-              {128, 128, 64, 64, 128, 384, Family::WarpSpecialized, 1, 1, 4},  // warp-specialized, 4 x 32 KB buffers
-              {128, 256, 64, 64, 256, 384, Family::WarpSpecialized, 1, 1, 3},  // its 64 x 256 tiles, 3 x 48 KB buffers
-              {64, 64, 64, 64, 64, 256, Family::WarpSpecialized, 1, 1, 4}};    // the same on 64 x 64 blocks
-    std::vector<Config> seeds = {default_config(dtype),
-                                 {64, 64, 32, 8, 4, 128},
-                                 {32, 64, 32, 4, 4, 128}};  // small M: batch-1 layers have M = 49 ... 12544
-    if (fp32_on_tensor_cores(dtype)) {
-      seeds.push_back({32, 64, 32, 32, 64, 32, Family::TensorCore, 1, 1, 3});  // a warp's 32 x 64 tile, 3 buffers
-      // Hopper's TF32 warpgroup MMA: two warpgroups' 128 x 64 tiles on 32-deep slabs, 4 buffers.
-      seeds.push_back({128, 128, 32, 128, 64, 256, Family::Warpgroup, 1, 1, 4});
-    }
-    return seeds;
+              parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"),         // warps' 32 x 32 tiles: small M or N
+              parse_config("mb64_nb128_kb64_tm64_tn128_team128_wg"),       // one warpgroup's 64 x 128 tile
+              parse_config("mb128_nb128_kb64_tm64_tn128_team384_st4_ws"),  // warp-specialized, 4 x 32 KB buffers
+              parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws"),  // its 64 x 256 tiles, 3 x 48 KB buffers
+              parse_config("mb64_nb64_kb64_tm64_tn64_team256_st4_ws"),     // the same on 64 x 64 blocks
+              parse_config("mb64_nb128_kb64_tm64_tn128_team256_st4_ws")};  // and on 64 x 128 blocks
+    const Config simt_64 = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
+    const Config simt_32 = parse_config("mb32_nb64_kb32_tm4_tn4_team128");  // small M: batch-1 layers have M = 49 ... 12544
+    if (!fp32_on_tensor_cores(dtype)) return {default_config(dtype), simt_64, simt_32};
+    // Hopper's TF32 warpgroup MMA on 32-deep slabs: one warpgroup's 128 x 64 tile (the most
+    // frequent fp32 winner on the H200) and two on 128 x 128 blocks with 4 buffers; a warp's
+    // 32 x 64 `mma.sync` tile with 3 buffers; the SIMT seeds for problems whose 3xTF32
+    // candidates the precision gate withholds.
+    return {default_config(dtype),
+            parse_config("mb128_nb64_kb32_tm128_tn64_team128_wg"),
+            simt_32,
+            parse_config("mb32_nb64_kb32_tm32_tn64_team32_st3_tc"),
+            parse_config("mb128_nb128_kb32_tm128_tn64_team256_st4_wg"),
+            simt_64};
   }
   static ParamRanges ranges() {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs

@@ -381,7 +381,7 @@ TuneReport tune(const std::vector<std::string>& problems, const TuneSettings& se
     ConfigStore::check_writable(report.store);
     for (const Problem& problem : todo) {
       const TuneOutcome outcome =
-          tune_problem(space, problem, tuning, known.template for_problem<Space>(problem), device.threads);
+          tune_problem(space, problem, tuning, known.template for_problem<Space>(problem), device);
       TunedRow row;
       row.problem = to_string(problem);
       if (outcome.entry) {

@@ -25,7 +25,7 @@ std::optional<TunedEntry> tune_on_first_use(const Problem& problem, const TuneSe
   try {
     path = tuning_store_path(device);
     const KnownConfigs known(ConfigStore::open(path, device), device);
-    entry = tune_problem(Space(), problem, settings, known.template for_problem<Space>(problem), device.threads).entry;
+    entry = tune_problem(Space(), problem, settings, known.template for_problem<Space>(problem), device).entry;
     if (!entry) {
       std::fprintf(stderr, "kgemm: KGEMM_TUNE=%s: no config computed %s right; it runs untuned\n", asked.c_str(), key.c_str());
       return entry;

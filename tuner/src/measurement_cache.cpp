@@ -44,8 +44,11 @@ void append_measurement(const std::string& path, const Problem& problem, const E
 }
 
 void append_search(const std::string& path, const Problem& problem, const SearchGiven& given) {
+  // The store's configs in one field, comma-separated (config strings hold no comma).
+  std::string known;
+  for (const Config& c : given.known) known += (known.empty() ? "" : ",") + to_string(c);
   std::string line = std::string(kSearchTag) + "\t" + to_string(problem) + "\t" + std::to_string(given.candidates) +
-                     "\t" + to_string(given.fallback) + "\t" + (given.known ? to_string(*given.known) : kNone);
+                     "\t" + to_string(given.fallback) + "\t" + (known.empty() ? kNone : known);
   for (const Config& seed : given.seeds) line += "\t" + to_string(seed);
   append_line(path, line);
 }
@@ -87,8 +90,11 @@ MeasurementCache load_measurements(const std::string& path) {
         if (!candidates) throw InvalidArgument("'" + count + "' is not a candidate count");
         search.given.candidates = std::size_t(*candidates);
         search.given.fallback = parse_config(fallback);
-        search.given.known.reset();
-        if (known != kNone) search.given.known = parse_config(known);
+        search.given.known.clear();
+        if (known != kNone) {
+          std::istringstream configs(known);
+          for (std::string config; std::getline(configs, config, ',');) search.given.known.push_back(parse_config(config));
+        }
         search.given.seeds.clear();
         for (std::string seed; std::getline(fields, seed, '\t');) search.given.seeds.push_back(parse_config(seed));
         if (search.given.seeds.empty()) throw InvalidArgument("no seed");

@@ -40,6 +40,7 @@
 // closer shape, then to the stored split, then to store order, so the choice is deterministic.
 // What the model leaves out: registers and scratch limiting how many teams an SM holds, memory
 // bandwidth beyond what the measured rate already contains.
+#include <optional>
 #include <vector>
 
 #include "kgemm/config.hpp"
@@ -110,8 +111,9 @@ struct RatePrediction {
 };
 // `here`: the device the problem runs on (its fit and sum pass); `there`: the device the source
 // entry was measured on (a store tuned on another device of the same architecture).
+// `decay`: trust's decay per e-fold of shape distance; the device's (trust_decay(here)) unless given.
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
-                            const DeviceInfo& here, const DeviceInfo& there);
+                            const DeviceInfo& here, const DeviceInfo& there, std::optional<double> decay = std::nullopt);
 inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
                                    const DeviceInfo& device) {
   return predict_rate(problem, source, config, device, device);
@@ -121,8 +123,10 @@ inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& sou
 // of their splits where here's bandwidth is known, best first: the problem's own entry, then by
 // predicted rate, closer shape, the stored split and store order. The entries' rates were
 // measured on the store's device (header.device), `here` by default.
+// `decay` as predict_rate's: dispatch ranks with the device's; the tuner ranks its searches' starts
+// with its own (tuner/search_space.hpp, store_starts).
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
-                                                const DeviceInfo& here);
+                                                const DeviceInfo& here, std::optional<double> decay = std::nullopt);
 inline std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem) {
   return rank_stored_configs(store, problem, store.header.device);
 }

@@ -22,7 +22,7 @@ struct SearchGiven {
   std::size_t candidates = 0;
   Config fallback;              // the space default, measured before the search (the rate to beat)
   std::vector<Config> seeds;    // the space's, fitted to the problem (search_starts), the default first
-  std::optional<Config> known;  // the store's config for the problem (KnownConfigs), if any
+  std::vector<Config> known;    // the store's configs for the problem (KnownConfigs), best first
 };
 
 // What one problem's search was given and what it measured.

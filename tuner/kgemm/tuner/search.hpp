@@ -53,11 +53,21 @@ using Evaluate = std::function<Measurement(const Config&)>;
 // Called after each evaluation with the outcome so far and the number of candidates.
 using OnProgress = std::function<void(const SearchOutcome&, std::size_t candidates)>;
 
+// A config's rate on the problem predicted from another config's rate measured there (`from` at
+// `from_gflops`, GFLOP/s): how a climb orders the neighbours it measures (search_space.hpp's
+// model_prediction: the dispatch model's).
+using Predict = std::function<double(const Config& from, double from_gflops, const Config& to)>;
+
 // Searches `candidates` (the legal configs for one problem). Climb measures the `starts` that
-// are candidates (a random one if none is) and climbs from the best. `seed` makes Random and
-// Climb repeatable.
+// are candidates (a random one if none is) and climbs from each, the fastest first, measuring a
+// place's neighbours in the order `predict` ranks them (random order among equal predictions,
+// and without one). With `step_after` (the space default and the store's configs: the starts
+// most likely near the best), it takes one step from the fastest of the first `step_after`
+// starts before it measures the others (the seeds). The starts past the first `step_after` (past
+// the first where none) are measured in the order `predict` ranks them from the first start's
+// rate, the given order among equal predictions. `seed` makes Random and Climb repeatable.
 SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Config>& starts, Strategy strategy,
                      const Budget& budget, std::uint64_t seed, const Evaluate& evaluate,
-                     const OnProgress& on_progress = {});
+                     const OnProgress& on_progress = {}, const Predict& predict = {}, std::size_t step_after = 0);
 
 }  // namespace kgemm

@@ -15,6 +15,7 @@
 #include "kgemm/launch.hpp"
 #include "kgemm/spaces/space_traits.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
+#include "kgemm/tuner/search.hpp"
 #include "kgemm/tuning_policy.hpp"
 #include "kgemm/variants.hpp"
 
@@ -111,46 +112,108 @@ Config split_for_device(const Config& start, const Problem& problem, int process
   return split_for_device(start, problem, processors, TuningPolicy<ExecSpace>::ranges().ks);
 }
 
-// The config a store offers a search of `problem` on the device `here`: the problem's own entry
-// or, where the store lacks it (or it cannot run here), what dispatch would run (the dispatch
-// model's best legal config, splits of K included, ranked with here's facts: the store may be
-// another device's). None when nothing stored or proposed can run the problem here.
+// The seeds' starts on a device: each split_for_device, the default first; then, after them all,
+// each seed unsplit where its grid already fills at least half the processors (the climb measures
+// the seeds after the default in the order the model predicts them: search.cpp). There the split
+// trades the last wave's idle processors for a sum pass and a shorter pipeline, and which wins
+// depends on the kernel: the 128 x 256 `_ws` seed on the 98 blocks of a 6272 x 512 fp16 layer
+// (132 SMs) runs fastest unsplit, and split it is several steps from there.
+inline std::vector<Config> seed_starts(const std::vector<Config>& seeds, const Problem& problem, int processors,
+                                       const std::vector<int>& splits) {
+  std::vector<Config> starts, unsplit;
+  for (const Config& seed : seeds) {
+    starts.push_back(split_for_device(seed, problem, processors, splits));
+    if (starts.back() != seed && 2 * grid_blocks(seed, problem) >= processors) unsplit.push_back(seed);
+  }
+  starts.insert(starts.end(), unsplit.begin(), unsplit.end());
+  return starts;
+}
+
+// How many of a store's configs a search starts from (store_starts), and how the model ranks them:
+// a budget of 8 evaluations measures the space default and these, a step from the fastest, and
+// the seeds after them. On the Hopper exhaustive caches (docs/tuning.md) six of them, far
+// shapes' rates discounted by e^-0.3 per e-fold of shape distance, put the most problems within
+// 2 % of the best (94 of 104; 4, 5, 7 or 8 configs: 90 - 92; ranked as dispatch ranks them, fewer).
+// On GPUs a rate's fit to the shape is the better guess of which one config
+// to run; among the next few, the configs of nearer shapes are more often the best.
+inline constexpr std::size_t kStoreStarts = 6;
+inline constexpr double kStartTrustDecay = 0.3;
+
+// The configs a store offers a search of `problem` on the device `here`, at most `count`, each
+// once and each one `legal` takes: first what dispatch would run (the problem's own entry or, where
+// the store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store
+// may be another device's), so a search never ends below it; then the model's next best, ranked
+// with kStartTrustDecay. Empty when nothing stored or proposed can run the problem here.
+template <class Legal>
+std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
+                                 const Legal& legal, std::size_t count = kStoreStarts) {
+  std::vector<Config> starts;
+  const auto add = [&](const std::vector<RatePrediction>& ranked, std::size_t up_to) {
+    for (const RatePrediction& candidate : ranked) {
+      if (starts.size() >= up_to) return;
+      if (std::find(starts.begin(), starts.end(), candidate.config) == starts.end() && legal(candidate.config))
+        starts.push_back(candidate.config);
+    }
+  };
+  add(rank_stored_configs(store, problem, here), std::min<std::size_t>(count, 1));
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay), count);
+  return starts;
+}
 template <class ExecSpace>
-std::optional<Config> store_start(const ConfigStore& store, const Problem& problem, const DeviceInfo& here) {
-  for (const RatePrediction& candidate : rank_stored_configs(store, problem, here))
-    if (why_illegal<ExecSpace>(problem, candidate.config).empty()) return candidate.config;
-  return std::nullopt;
+std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here) {
+  return store_starts(store, problem, here, [&](const Config& c) { return why_illegal<ExecSpace>(problem, c).empty(); });
 }
 // The same from the store's own device's facts (a store of this device).
 template <class ExecSpace>
-std::optional<Config> store_start(const ConfigStore& store, const Problem& problem) {
-  return store_start<ExecSpace>(store, problem, store.header.device);
+std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem) {
+  return store_starts<ExecSpace>(store, problem, store.header.device);
 }
 
 // The order a search measures its starts in, each once: the first of the fitted `seeds` (the
-// space default), then `known`, the store's config (store_start), so a re-tuning climb that
+// space default), then `known`, the store's configs (store_starts), so a re-tuning climb that
 // wanders elsewhere within its budget never replaces an entry with a slower one, and a new
-// shape's search finds at least what dispatch already gives it; then the other seeds.
-inline std::vector<Config> ordered_starts(const std::vector<Config>& seeds, const Config* known) {
+// shape's search finds at least what dispatch already gives it; then the other seeds, which
+// a small budget reaches only where the store offers fewer configs.
+inline std::vector<Config> ordered_starts(const std::vector<Config>& seeds, const std::vector<Config>& known) {
   std::vector<Config> starts;
   auto add = [&](const Config& start) {
     if (std::find(starts.begin(), starts.end(), start) == starts.end()) starts.push_back(start);
   };
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     add(seeds[i]);
-    if (i == 0 && known) add(*known);
+    if (i == 0)
+      for (const Config& k : known) add(k);
   }
   return starts;
+}
+
+// How many of `starts` (ordered_starts' with `known`) a climb steps from before it measures the
+// others (search's step_after): the space default and the store's configs, where the store
+// offers any (on the Hopper caches at budget 8, 94 problems of 104 within 2 % of the best against 92
+// measuring the seeds first, 56 of 62 against 54); none without (a step from the default alone
+// costs a seed: 67 of 104 against 69).
+inline std::size_t step_after_starts(const std::vector<Config>& starts, const std::vector<Config>& known) {
+  return known.empty() || starts.empty() ? 0 : ordered_starts({starts.front()}, known).size();
 }
 
 // Where a search starts: the space's seeds, each fitted to small products and split for the
 // device, in ordered_starts' order with `known`.
 template <class ExecSpace>
-std::vector<Config> search_starts(const Problem& problem, int processors, const Config* known = nullptr) {
+std::vector<Config> search_starts(const Problem& problem, int processors, const std::vector<Config>& known = {}) {
   std::vector<Config> fitted;
-  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem.dtype))
-    fitted.push_back(split_for_device<ExecSpace>(fit_to_products<ExecSpace>(seed, problem), problem, processors));
-  return ordered_starts(fitted, known);
+  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem.dtype)) fitted.push_back(fit_to_products<ExecSpace>(seed, problem));
+  return ordered_starts(seed_starts(fitted, problem, processors, TuningPolicy<ExecSpace>::ranges().ks), known);
+}
+
+// The dispatch model's prediction of a config's rate on `problem` on `device` from another's
+// measured there (Predict): the measured config as a store entry of the problem, its rate scaled
+// by how each fits the shape (padding, fill, pipeline depth) less split K's sum pass.
+inline Predict model_prediction(const Problem& problem, const DeviceInfo& device) {
+  return [problem, device](const Config& from, double from_gflops, const Config& to) {
+    TunedEntry measured;
+    measured.problem = problem, measured.config = from, measured.gflops = from_gflops;
+    return predict_rate(problem, measured, to, device).gflops;
+  };
 }
 
 template <class ExecSpace>
@@ -175,7 +238,8 @@ std::vector<Config> candidate_configs(const Problem& problem) {
           for (int mb : ranges.mb)
             for (int nb : ranges.nb)
               for (int kb : ranges.kb)
-                for (int team : ranges.team) consider({mb, nb, kb, tm, tn, team, Family::Simt, ks, bb, buffers});
+                for (int team : ranges.team)
+                  consider(ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(tm).tn(tn).team(team).ks(ks).bb(bb).slab_buffers(buffers));
         // Tensor-core configs (fp16, and fp32 as 3xTF32, on devices that run them): the team is
         // one warp per tile; warpgroup configs (Hopper; why_illegal drops them elsewhere): four
         // warps per tile of the dtype's own, one product per team.
@@ -186,7 +250,7 @@ std::vector<Config> candidate_configs(const Problem& problem) {
             for (int mb : ranges.mb)
               for (int nb : ranges.nb)
                 for (int kb : ranges.kb) {
-                  Config c{mb, nb, kb, tm, tn, 0, family, ks, bb, buffers};
+                  Config c = ConfigBuilder().mb(mb).nb(nb).kb(kb).tm(tm).tn(tn).family(family).ks(ks).bb(bb).slab_buffers(buffers);
                   c.team = c.team_of_tiles() * bb;  // consider() drops blocks not a multiple of the tile
                   consider(c);
                 }

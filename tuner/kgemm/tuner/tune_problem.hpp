@@ -54,10 +54,11 @@ struct TuneOutcome {
 // lose the installed entries.
 std::string tuning_store_path(const DeviceInfo& device, std::optional<double> lock_timeout = std::nullopt);
 
-// Where a device's searches start besides the defaults and seeds (search_starts): the store's own
-// config for the problem, else, on a device without a store of its own, the config of the store
-// that serves it instead (find_serving_store), ranked with this device's facts: a new device's
-// tuning begins where its neighbour's ended.
+// Where a device's searches start besides the defaults and seeds (search_starts): the store's
+// configs for the problem (store_starts: its own entry or dispatch's pick first, then the model's
+// next best), else, on a device without a store of its own, those of the store that serves it
+// instead (find_serving_store), ranked with this device's facts: a new device's tuning begins
+// where its neighbour's ended.
 class KnownConfigs {
  public:
   // `store`: the device's store as the run found it (what the run adds is left out, so a run split
@@ -73,9 +74,9 @@ class KnownConfigs {
     }
   }
   template <class ExecSpace>
-  std::optional<Config> for_problem(const Problem& problem) const {
-    std::optional<Config> known = store_start<ExecSpace>(found_, problem);
-    if (!known && nearest_) known = store_start<ExecSpace>(*nearest_, problem, device_);
+  std::vector<Config> for_problem(const Problem& problem) const {
+    std::vector<Config> known = store_starts<ExecSpace>(found_, problem);
+    if (known.empty() && nearest_) known = store_starts<ExecSpace>(*nearest_, problem, device_);
     return known;
   }
   // The other device's store the searches also start from (describe's line); empty when none.
@@ -96,11 +97,12 @@ inline double stored_rate(double gflops) {
   return std::stod(text);
 }
 
-// Tunes `problem` on `space`: `known` is the store's config for it (store_start), a start of the
-// search; `processors` the device's threads or SMs (search_starts).
+// Tunes `problem` on `space`: `known` are the store's configs for it (store_starts), starts of
+// the search; `device` the space's device (its threads or SMs split the seeds: search_starts; its
+// facts rank a climb's steps: model_prediction).
 template <class ExecSpace>
 TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const TuneSettings& settings,
-                         const std::optional<Config>& known, int processors, const TuneHooks& hooks = {}) {
+                         const std::vector<Config>& known, const DeviceInfo& device, const TuneHooks& hooks = {}) {
   double best = 0;  // the fastest correct rate so far: configs hopeless against it are timed once
   std::unique_ptr<ProblemBench<ExecSpace, float>> bench32;
   std::unique_ptr<ProblemBench<ExecSpace, half>> bench16;
@@ -133,9 +135,10 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   std::vector<Config> candidates = candidate_configs<ExecSpace>(problem);
   if (bench32)
     out.gate = gate_split_tf32(*bench32, fallback, TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates);
-  if (hooks.searching) hooks.searching({candidates.size(), fallback, search_starts<ExecSpace>(problem, processors), known});
-  const std::vector<Config> starts = search_starts<ExecSpace>(problem, processors, known ? &*known : nullptr);
-  out.search = search(candidates, starts, settings.strategy, settings.budget, settings.seed, measure_once, hooks.progress);
+  if (hooks.searching) hooks.searching({candidates.size(), fallback, search_starts<ExecSpace>(problem, device.threads), known});
+  const std::vector<Config> starts = search_starts<ExecSpace>(problem, device.threads, known);
+  out.search = search(candidates, starts, settings.strategy, settings.budget, settings.seed, measure_once, hooks.progress,
+                      model_prediction(problem, device), step_after_starts(starts, known));
 
   if (!out.baseline.correct && out.search.best_gflops <= 0) return out;
   TunedEntry entry;
