@@ -8,3 +8,32 @@ print(sys.argv[1].rsplit("/", 1)[-1], "geomean %.1f TFLOP/s over %d layers" % (m
 gpu_info() {  # gpu_info DIR: the GPU's name, driver and clock, also into DIR/gpu.txt
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$1/gpu.txt"
 }
+verify_store() {  # verify_store X STORE DIR: autotune --verify-store, its summary on stdout, log in DIR
+  step "verify-store: every entry, those measured before their kernels changed re-timed"
+  timeout 400 "$1/autotune" --space cuda --verify-store "$2" > "$3/verify-store.log" 2>&1
+  echo "verify-store rc=$?"; grep -h "^verify-store" "$3/verify-store.log"; grep -h "FAILED\|dropped" "$3/verify-store.log" | head -20
+}
+store_runs() {  # store_runs X COMMITTED NEW DIR: kgemm-run with both stores, ResNet-50 b128 and b1, fp16 and fp32
+  local batch dtype side store
+  for batch in 128 1; do
+    "$1/kgemm-run" --space cuda --batch $batch --list-shapes > "$4/shapes-b$batch.csv"
+    for dtype in fp16 fp32; do
+      for side in committed new; do
+        store=$2; [ $side = new ] && store=$3
+        KGEMM_CONFIG_FILE=$store timeout 120 "$1/kgemm-run" --space cuda --batch $batch --dtype $dtype --format csv \
+            > "$4/$side-$dtype-b$batch.csv" 2> "$4/$side-$dtype-b$batch.err"
+        echo "b$batch $dtype $side: $(geomean "$4/$side-$dtype-b$batch.csv")"
+      done
+    done
+  done
+}
+cublas_runs() {  # cublas_runs DIR: the cuBLAS peer (/tmp/cublas_peer) on DIR/shapes-b128.csv and -b1.csv, fp16 and fp32
+  local batch dtype
+  for batch in 128 1; do
+    for dtype in fp16 fp32; do
+      timeout 150 /tmp/cublas_peer --shapes "$1/shapes-b$batch.csv" --dtype $dtype --kgemm-inputs --out "$1/cublas-$dtype-b$batch.json" \
+          > "$1/cublas-$dtype-b$batch.log" 2>&1
+      echo "cublas b$batch $dtype rc=$?: $(grep -h 'geometric mean cublas' "$1/cublas-$dtype-b$batch.log" | tr '\n' ' ')"
+    done
+  done
+}

@@ -26,28 +26,10 @@ step "fp16 batch 128: autotune (budget ${BUDGET:-60}) from the committed store"
 timeout 300 $X/autotune --space cuda --shapes resnet50 --batch 128 --dtype fp16 --budget "${BUDGET:-60}" --out "$R/store.yaml" \
     > "$R/autotune-fp16-b128.log" 2>&1
 echo "autotune rc=$? $(grep -h 'geometric' "$R/autotune-fp16-b128.log")"
-step "verify-store: every entry, those measured before their kernels changed re-timed"
-timeout 400 $X/autotune --space cuda --verify-store "$R/store.yaml" > "$R/verify-store.log" 2>&1
-echo "verify-store rc=$?"; grep -h "^verify-store" "$R/verify-store.log"; grep -h "FAILED\|dropped" "$R/verify-store.log" | head -20
+verify_store "$X" "$R/store.yaml" "$R"
 
-for batch in 128 1; do
-  $X/kgemm-run --space cuda --batch $batch --list-shapes > "$R/shapes-b$batch.csv"
-  for dtype in fp16 fp32; do
-    for side in committed new; do
-      store=$COMMITTED; [ $side = new ] && store=$R/store.yaml
-      KGEMM_CONFIG_FILE=$store timeout 120 $X/kgemm-run --space cuda --batch $batch --dtype $dtype --format csv \
-          > "$R/$side-$dtype-b$batch.csv" 2> "$R/$side-$dtype-b$batch.err"
-      echo "b$batch $dtype $side: $(geomean "$R/$side-$dtype-b$batch.csv")"
-    done
-  done
-done
+store_runs "$X" "$COMMITTED" "$R/store.yaml" "$R"
 wait $build
-for batch in 128 1; do
-  for dtype in fp16 fp32; do
-    timeout 150 /tmp/cublas_peer --shapes "$R/shapes-b$batch.csv" --dtype $dtype --kgemm-inputs --out "$R/cublas-$dtype-b$batch.json" \
-        > "$R/cublas-$dtype-b$batch.log" 2>&1
-    echo "cublas b$batch $dtype rc=$?: $(grep -h 'geometric mean cublas ' "$R/cublas-$dtype-b$batch.log")"
-  done
-done
+cublas_runs "$R"
 step done
 cd "$OUT" && tar czf results.tgz r && rm -rf r

@@ -53,38 +53,19 @@ print(" ".join("%sx%sx%s %.1f" % (x["m"], x["n"], x["k"], float(x["gflops"]) / 1
   done
 fi
 if has stores; then
-cp "$COMMITTED" "$R/store.yaml"
-step "conv1 fp16 (batch 128 and 1): exhaustive into the store"
-timeout 240 $X/autotune --space cuda --shape $SHAPES --dtype fp16 --strategy exhaustive --budget 100000 \
+  cp "$COMMITTED" "$R/store.yaml"
+  step "conv1 fp16 (batch 128 and 1): exhaustive into the store"
+  timeout 240 $X/autotune --space cuda --shape $SHAPES --dtype fp16 --strategy exhaustive --budget 100000 \
     --out "$R/store.yaml" --cache "$R/exhaustive-conv1.tsv" > "$R/exhaustive-conv1.log" 2>&1
-echo "autotune rc=$?"; grep -A3 "^layer" "$R/exhaustive-conv1.log"
-step "verify-store: every entry, those measured before their kernels changed re-timed"
-timeout 400 $X/autotune --space cuda --verify-store "$R/store.yaml" > "$R/verify-store.log" 2>&1
-echo "verify-store rc=$?"; grep -h "^verify-store" "$R/verify-store.log"; grep -h "FAILED\|dropped" "$R/verify-store.log" | head -20
-
+  echo "autotune rc=$?"; grep -A3 "^layer" "$R/exhaustive-conv1.log"
+  verify_store "$X" "$R/store.yaml" "$R"
 fi
 if has runs; then
-for batch in 128 1; do
-  $X/kgemm-run --space cuda --batch $batch --list-shapes > "$R/shapes-b$batch.csv"
-  for dtype in fp16 fp32; do
-    for side in committed new; do
-      store=$COMMITTED; [ $side = new ] && store=$R/store.yaml
-      KGEMM_CONFIG_FILE=$store timeout 120 $X/kgemm-run --space cuda --batch $batch --dtype $dtype --format csv \
-          > "$R/$side-$dtype-b$batch.csv" 2> "$R/$side-$dtype-b$batch.err"
-      echo "b$batch $dtype $side: $(geomean "$R/$side-$dtype-b$batch.csv")"
-    done
-  done
-done
+  store_runs "$X" "$COMMITTED" "$R/store.yaml" "$R"
 fi
 wait $build
 if has cublas; then
-for batch in 128 1; do
-  for dtype in fp16 fp32; do
-    timeout 150 /tmp/cublas_peer --shapes "$R/shapes-b$batch.csv" --dtype $dtype --kgemm-inputs --out "$R/cublas-$dtype-b$batch.json" \
-        > "$R/cublas-$dtype-b$batch.log" 2>&1
-    echo "cublas b$batch $dtype rc=$?: $(grep -h 'geometric mean cublas' "$R/cublas-$dtype-b$batch.log" | tr '\n' ' ')"
-  done
-done
+  cublas_runs "$R"
 fi
 step done
 cd "$OUT" && tar czf results.tgz r && rm -rf r
