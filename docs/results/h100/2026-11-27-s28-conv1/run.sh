@@ -12,9 +12,14 @@
 #     every entry verified and those measured before their kernels changed re-timed
 #     (`autotune --verify-store`);
 #   runs: kgemm-run with STORE and the new store, ResNet-50 fp16 and fp32 at batch 128 and 1;
-#   cublas: the cuBLAS peer on the same inputs.
+#   cublas: the cuBLAS peer on the same inputs;
+#   builds: kgemm-run of BASE's build and this one alternating, the committed store, ResNet-50
+#     fp16 and fp32 at batch 128 and 1 (a change that should keep every rate);
+#   search: problems in no committed cache (ResNet-18 at 320 x 320, batch 1, fp32 and fp16)
+#     searched exhaustively (--cache, for kgemm-compare-strategies) and by the default climb at
+#     budget 8 from a copy of STORE.
 # Call 1 (H100): STEPS="tests probes cublas" BASE=<the previous build>; calls 2-3 (H100, H200):
-# the default. Everything under $OUT/r, tarred into $OUT/results.tgz.
+# the default; call 6 (H100): STEPS="tests builds search" BASE=<call 2's build>. Everything under $OUT/r, tarred into $OUT/results.tgz.
 set -u
 D=$PWD/${PACK:-.device/s28b}; R=$OUT/r; mkdir -p "$R"
 "$D/unpack.sh" > /dev/null
@@ -34,6 +39,34 @@ if has tests; then
   echo "test_gemm rc=$? $(tail -1 "$R/test_gemm.log")"; grep -h 'FAILED  \]\|Failure' "$R/test_gemm.log" | sort | uniq -c | head
   timeout 60 $T/test_api --gtest_brief=1 > "$R/test_api.log" 2>&1
   echo "test_api rc=$?"; tail -5 "$R/test_api.log"
+  if [ -x $T/test_tuner ]; then
+    timeout 120 $T/test_tuner --gtest_brief=1 > "$R/test_tuner.log" 2>&1
+    echo "test_tuner rc=$? $(tail -1 "$R/test_tuner.log")"; grep -h 'FAILED  \]' "$R/test_tuner.log" | head
+  fi
+fi
+if has builds; then
+  B=$PWD/$BASE; "$B/unpack.sh" > /dev/null
+  step "the committed store on BASE's build and this one, alternating"
+  for batch in 128 1; do
+    for dtype in fp16 fp32; do
+      for side in base new; do
+        bin=$X; [ $side = base ] && bin=$B/tools
+        KGEMM_CONFIG_FILE=$COMMITTED timeout 120 $bin/kgemm-run --space cuda --batch $batch --dtype $dtype --format csv \
+            > "$R/build-$side-$dtype-b$batch.csv" 2> /dev/null
+        echo "b$batch $dtype $side: $(geomean "$R/build-$side-$dtype-b$batch.csv")"
+      done
+    done
+  done
+fi
+if has search; then
+  step "ResNet-18 320 x 320 batch 1: exhaustive, then the default climb (budget 8) from the store"
+  timeout 400 $X/autotune --space cuda --shapes resnet18 --image 320 --batch 1 --dtype fp32,fp16 --strategy exhaustive \
+      --budget 100000 --out "$R/exhaustive.yaml" --cache "$R/exhaustive-r18-320.tsv" > "$R/exhaustive-r18-320.log" 2>&1
+  echo "exhaustive rc=$? $(tail -2 "$R/exhaustive-r18-320.log" | head -1)"
+  cp "$COMMITTED" "$R/climb.yaml"
+  timeout 200 $X/autotune --space cuda --shapes resnet18 --image 320 --batch 1 --dtype fp32,fp16 --budget 8 \
+      --out "$R/climb.yaml" --cache "$R/climb-r18-320.tsv" > "$R/climb-r18-320.log" 2>&1
+  echo "climb rc=$? $(tail -2 "$R/climb-r18-320.log" | head -1)"
 fi
 
 if has probes; then
