@@ -160,6 +160,17 @@ class Searcher {
   SearchOutcome outcome_;
 };
 
+// Sorts the candidate indices [first, last) by the rate `predict` gives each from `from`
+// measured at `from_gflops`, fastest first, keeping their order among equal predictions; each
+// prediction made once.
+void sort_by_prediction(std::vector<std::size_t>::iterator first, std::vector<std::size_t>::iterator last,
+                        const std::vector<Config>& candidates, const Config& from, double from_gflops, const Predict& predict) {
+  std::vector<std::pair<double, std::size_t>> ranked;
+  for (auto i = first; i != last; ++i) ranked.push_back({predict(from, from_gflops, candidates[*i]), *i});
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [prediction, i] : ranked) *first++ = i;
+}
+
 // The neighbours of a place in the order a climb measures them: predicted fastest first (from
 // here's measured rate: a larger block where the grid fills the device, a split where it does not),
 // in random order among equal predictions (the model does not tell a tile or kernel family from
@@ -168,11 +179,7 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
                                            std::size_t here, double here_gflops, const Predict& predict,
                                            std::mt19937_64& rng) {
   std::shuffle(near.begin(), near.end(), rng);
-  if (!predict || here_gflops <= 0) return near;
-  std::vector<std::pair<double, std::size_t>> ranked;
-  for (std::size_t j : near) ranked.push_back({predict(candidates[here], here_gflops, candidates[j]), j});
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::size_t n = 0; n < near.size(); ++n) near[n] = ranked[n].second;
+  if (predict && here_gflops > 0) sort_by_prediction(near.begin(), near.end(), candidates, candidates[here], here_gflops, predict);
   return near;
 }
 
@@ -207,11 +214,8 @@ void climb_from(Searcher& searcher, const std::vector<Config>& candidates, const
 void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, const std::vector<Config>& candidates,
                          double first_gflops, const Predict& predict) {
   if (!predict || first_gflops <= 0 || from >= starts.size()) return;
-  std::vector<std::pair<double, std::size_t>> ranked;
-  for (std::size_t n = from; n < starts.size(); ++n)
-    ranked.push_back({predict(candidates[starts.front()], first_gflops, candidates[starts[n]]), starts[n]});
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::size_t n = from; n < starts.size(); ++n) starts[n] = ranked[n - from].second;
+  sort_by_prediction(starts.begin() + std::ptrdiff_t(from), starts.end(), candidates, candidates[starts.front()], first_gflops,
+                     predict);
 }
 
 // Measures the starts, then climbs from each, fastest first (each start stands for a kernel
