@@ -31,12 +31,15 @@ grep -q "4 entries (4 added, 0 clashes)" "$dir/merge.log" || fail "merge summary
 grep -q "entries: \[\]" "$dir/s6.yaml" 2> /dev/null || fail "empty shard 6/7 left no empty store"
 
 # A clash: the same problem at two speeds and configs; the faster stays, and merge says so.
-sed 's/gflops: [0-9.e+-]*, default/gflops: 1e6, default/; s/config: mb[0-9]*_nb[0-9]*/config: mb8_nb8/' "$dir/s0.yaml" > "$dir/fast.yaml"
+# The faster entries' blocks are twice the tuned ones, which keeps them multiples of the
+# micro-tile whatever configs this machine's tune chose.
+perl -pe 's/gflops: [0-9.e+-]*, default/gflops: 1e6, default/; s/config: mb(\d+)_nb(\d+)/"config: mb".($1*2)."_nb".($2*2)/e' "$dir/s0.yaml" > "$dir/fast.yaml"
 first=$(grep -m1 -o 'm: [0-9]*, n: [0-9]*, k: [0-9]*' "$dir/s0.yaml")
+fast=$(grep "$first" "$dir/fast.yaml" | grep -o 'config: [^,]*' | cut -d' ' -f2)
 "$autotune" merge --out "$dir/merged.yaml" "$dir/fast.yaml" > "$dir/clash.log" 2>&1 || fail "clash merge: $(cat "$dir/clash.log")"
-grep -q "^clash: gemm_f32_nn_.*: kept $dir/fast.yaml's mb8_nb8_.* (1e+06 GFLOP/s) over $dir/merged.yaml's .*, the faster$" "$dir/clash.log" ||
+grep -q "^clash: gemm_f32_nn_.*: kept $dir/fast.yaml's $fast (1e+06 GFLOP/s) over $dir/merged.yaml's .*, the faster$" "$dir/clash.log" ||
   fail "no clash line naming the winner: $(cat "$dir/clash.log")"
-grep "$first" "$dir/merged.yaml" | grep -q "config: mb8_nb8_.*gflops: 1e+06" || fail "the faster entry did not win: $(grep "$first" "$dir/merged.yaml")"
+grep "$first" "$dir/merged.yaml" | grep -q "config: $fast, gflops: 1e+06" || fail "the faster entry did not win: $(grep "$first" "$dir/merged.yaml")"
 [ "$(problems "$dir/merged.yaml")" = "$(problems "$dir/whole.yaml")" ] || fail "the clash merge changed the problems"
 
 # Refusals leave the output as it was.
