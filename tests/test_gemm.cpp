@@ -241,7 +241,8 @@ KGEMM_CASE_TEST(GemmTest, EdgeShapesEveryTensorCoreTile) {
 // warpgroup tiles, 16- to 64-deep slabs (A's fragments in registers, one to four 16-deep steps),
 // one, two and four warpgroups per team, split K, and three or four slab buffers; the
 // warp-specialized kernel (_ws, bulk tensor copies zero-filling every edge) with its three tiles
-// (64 x 256 too), one to four tiles and the producer (two teams per multiprocessor and one),
+// (64 x 256 too), one to four tiles and the producer (two teams per multiprocessor and one; three
+// 64 x 128 tiles in 192-row blocks),
 // split K, two to six buffers (past 48 KB where the lift is in force). fp32 (3xTF32):
 // 16- and 32-deep slabs (the 64- and 128-byte swizzle), one and two warpgroups per team, split K
 // and three slab buffers. The edge shapes (partial blocks, K not a multiple of the instruction's k
@@ -267,6 +268,7 @@ KGEMM_CASE_TEST(GemmTest, WarpgroupTilesEdgeShapes) {
                                                 parse_config("mb128_nb128_kb64_tm64_tn64_team640_st4_ws"),
                                                 parse_config("mb64_nb64_kb64_tm64_tn64_team256_st2_ws"),
                                                 parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws"),
+                                                parse_config("mb192_nb128_kb64_tm64_tn128_team512_st3_ws"),
                                                 parse_config("mb64_nb256_kb64_tm64_tn256_team256_ks2_st2_ws")}
                           : std::vector<Config>{parse_config("mb128_nb64_kb16_tm128_tn64_team128_wg"),
                                                 parse_config("mb128_nb64_kb32_tm128_tn64_team128_wg"),
@@ -308,6 +310,7 @@ KGEMM_CASE_TEST(GemmTest, WarpSpecializedTeamsWalkSeveralBlocks) {
     GTEST_SKIP() << "no warp-specialized kernel for this case";
   const std::vector<Config> configs = {parse_config("mb64_nb64_kb64_tm64_tn64_team256_st2_ws"),
                                        parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws"),
+                                       parse_config("mb192_nb128_kb64_tm64_tn128_team512_st3_ws"),
                                        parse_config("mb128_nb128_kb64_tm64_tn128_team384_ks2_st4_ws")};
   const Problem probe{Kernel::Gemm, DType::F16, 'n', 'n', 64, 64, 64, 1};
   for (const Config& config : configs) {

@@ -287,18 +287,14 @@ std::string with_checked_kernel(const ExecSpace& space, const GemmArgs<Scalar>& 
         with_warp_specialized_tile(c.tm, c.tn, [&](auto tile) {
           constexpr int WN = decltype(tile)::tn;
           with_slab_buffers<ExecSpace, max_slab_buffers<ExecSpace>(true)>(c, [&](auto buffers) {
-            const auto launch_teams = [&](auto teams_per_sm) {
+            with_warp_specialized_team_bound<WN>(c.team, [&](auto max_team) {
               launch_where_it_applies(
-                  static_cast<WarpSpecializedGemm<ExecSpace, WN, decltype(buffers)::value, decltype(teams_per_sm)::value>*>(
+                  static_cast<WarpSpecializedGemm<ExecSpace, WN, decltype(buffers)::value, decltype(max_team)::value>*>(
                       nullptr),
                   " stages A's and B's slabs for wgmma by bulk tensor copies (TMA), which need op(A) and op(B) "
                   "row-major with 16-byte aligned data, rows and products (row and batch strides multiples of 8), "
                   "and a CUDA 12 build; use _wg or _tc for this call");
-            };
-            if constexpr (warp_specialized_pairs(WN)) {
-              if (c.team <= kWarpSpecializedPairedTeam) return launch_teams(std::integral_constant<int, 2>{});
-            }
-            return launch_teams(std::integral_constant<int, 1>{});
+            });
           });
         });
         return why;

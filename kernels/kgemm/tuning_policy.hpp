@@ -139,10 +139,13 @@ struct TuningPolicy<Kokkos::Cuda> {
     // Split K lets long-K layers with few blocks (batch 1: M = 49, K = 4608) use every SM.
     // 64-deep slabs fit the scratch only for small fp16 blocks (64 x 64 tensor-core blocks, where
     // half the barriers per K pay: docs/gpu-notes.md, s7).
+    // 192-row blocks (three warp-specialized 64 x 128 tiles) cut M into as many blocks as fill
+    // the SMs where 128-row ones leave a quarter idle (M = 6272: 98 blocks of 128 x 256 on 132 SMs,
+    // 132 of 192 x 128).
     // Several products per team give batches of small products blocks of 64 - 256 threads.
     // Three to six slab buffers keep more copies in flight than two (0: the default; five and six
     // only the warp-specialized kernel, whose producer copies the slabs itself).
-    return {{8, 16, 32, 64, 128, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},
+    return {{8, 16, 32, 64, 128, 192, 256}, {8, 16, 32, 64, 128, 256}, {8, 16, 32, 64}, {8, 16, 32, 64, 128, 256, 512},
             {std::begin(kGpuSplitCounts), std::end(kGpuSplitCounts)}, {1, 2, 4, 8, 16, 32}, {0, 3, 4, 5, 6}};
   }
   // One micro-tile per thread (per warp for tensor cores): partial sums between K slabs then

@@ -49,30 +49,56 @@ namespace kgemm {
 constexpr int kWarpSpecializedPairedTeam = 2 * wgmma::kWarpgroupThreads;
 constexpr bool warp_specialized_pairs(int wn) { return wn <= 128; }
 
-template <class ExecSpace, int WN, int SlabBuffers, int TeamsPerSM>
+// The launch bounds a team of `team` threads with WN-wide tiles compiles for: the smallest of
+// the tile's bounds that holds it, else the largest (which Kokkos then refuses, naming the
+// team). Larger teams launch one to a multiprocessor: 64 x 256 tiles up to two and the producer
+// (384 threads, 168 registers a thread); 64 x 128 tiles up to three (512: 192 x 128 blocks,
+// which cut M into a third more blocks than 128-row ones where those leave multiprocessors idle
+// in the last wave), at 152 registers a tile thread; 64 x 64 tiles up to four (640).
+template <int WN>
+constexpr int warp_specialized_team_bound(int team) {
+  if (warp_specialized_pairs(WN) && team <= kWarpSpecializedPairedTeam) return kWarpSpecializedPairedTeam;
+  if (WN == 64) return 640;
+  if (WN == 128 && team > 384) return 512;
+  return 384;
+}
+// Calls f(std::integral_constant<int, bound>{}) with the bound of a team of `team` threads; the
+// bounds compiled for WN are the values warp_specialized_team_bound maps to themselves.
+template <int WN, class F>
+void with_warp_specialized_team_bound(int team, F&& f) {
+  const int bound = warp_specialized_team_bound<WN>(team);
+  const auto compiled = [&](auto candidate) {
+    if constexpr (warp_specialized_team_bound<WN>(decltype(candidate)::value) == decltype(candidate)::value)
+      if (bound == decltype(candidate)::value) f(candidate);
+  };
+  compiled(std::integral_constant<int, kWarpSpecializedPairedTeam>{});
+  compiled(std::integral_constant<int, 384>{});
+  compiled(std::integral_constant<int, 512>{});
+  compiled(std::integral_constant<int, 640>{});
+}
+
+template <class ExecSpace, int WN, int SlabBuffers, int MaxTeam>
 struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuffers, StagedWarpgroupSlabs> {
   using Cores = TensorCores<ExecSpace>;
   using Tile = typename Cores::template GroupTile<WN>;
   using Pipeline = SlabPipeline<ExecSpace, half, half, false, SlabBuffers, StagedWarpgroupSlabs>;
   using typename Pipeline::Member;
-  // Paired teams as above; other teams one to a multiprocessor (64 x 128 and 64 x 256 tiles: up
-  // to 168 registers at 384 threads; 64 x 64 ones: teams up to 640).
-  static_assert(TeamsPerSM == 1 || warp_specialized_pairs(WN), "kgemm: this tile's teams run one to a multiprocessor");
-  static constexpr int kMaxTeam = TeamsPerSM == 2 ? kWarpSpecializedPairedTeam : WN == 64 ? 640 : 384;
-  using LaunchPolicy = BoundedTeamPolicy<ExecSpace, kMaxTeam, TeamsPerSM>;
+  static constexpr int kMaxTeam = MaxTeam;
+  static constexpr int kTeamsPerSM = MaxTeam == kWarpSpecializedPairedTeam ? 2 : 1;
+  static_assert(kTeamsPerSM == 1 || warp_specialized_pairs(WN), "kgemm: this tile's teams run one to a multiprocessor");
+  using LaunchPolicy = BoundedTeamPolicy<ExecSpace, kMaxTeam, kTeamsPerSM>;
   // Where a tile's accumulators take half the registers a thread starts with or more (64 x 256
   // tiles; 64 x 128 ones in paired teams), the producer's warpgroup keeps few and the tiles take
   // the rest: otherwise ptxas spills. Elsewhere the accumulators fit beside the rest, and the
   // hand-over (and the epilogue computed again per block that it brings, below) is not repaid.
-  static constexpr int kEntryRegisters = wgmma::registers_at_entry(kMaxTeam, TeamsPerSM);
+  static constexpr int kEntryRegisters = wgmma::registers_at_entry(kMaxTeam, kTeamsPerSM);
   static constexpr bool kHandsOverRegisters = WN >= kEntryRegisters;  // WN / 2 accumulators >= half
-  static constexpr int kTileRegisters = wgmma::tile_registers(kMaxTeam, TeamsPerSM);
+  static constexpr int kTileRegisters = wgmma::tile_registers(kMaxTeam, kTeamsPerSM);
   static_assert(kEntryRegisters >= wgmma::kProducerRegisters && kTileRegisters >= kEntryRegisters,
                 "kgemm: the producer's warpgroup gives registers to the tiles'");
   static constexpr int kGroup = wgmma::kWarpgroupThreads;
   static constexpr int KB = Tile::staged_k;
   static constexpr bool kPersistent = true;
-  static constexpr int kTeamsPerSM = TeamsPerSM;
   // Two barriers per buffer: `full` (the producer's arrival and its copies' bytes: the slab
   // landed) and `empty` (every consumer thread's: the group reading it is done).
   static constexpr std::size_t kBarrierBytes = 2 * SlabBuffers * sizeof(std::uint64_t);
