@@ -661,6 +661,47 @@ TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
   });
 }
 
+// The store's starts hold a config in one split at most besides unsplit: the model proposes a
+// stored config split every way that fits a thin shape, and a climb steps along a start's splits
+// itself, so the other starts go to other configs; the unsplit config stays a start of its own.
+TEST(SearchSpace, TheStoresStartsSplitEachConfigOneWayAtMost) {
+  Problem thin;  // 1 x 8 blocks of 64 x 64 on 132 SMs, K long enough for every split
+  thin.m = 49, thin.n = 512, thin.k = 4608;
+  Problem wide = thin, deep = thin;
+  wide.n *= 2, deep.k *= 2;
+  DeviceInfo gpu;
+  gpu.space = "cuda", gpu.device = "a GPU", gpu.arch = "sm_90", gpu.threads = 132, gpu.memory_gbps = 3000;
+  ConfigStore store;
+  store.header.device = gpu;
+  const Config simt = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
+  const Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
+  store.put({wide, simt, 1000, 50, 10});
+  store.put({deep, tensor_cores, 900, 50, 10});
+  const std::vector<Config> starts = store_starts(store, thin, gpu, [](const Config&) { return true; });
+  const auto splits_of = [&](const Config& config) {
+    std::vector<int> splits;
+    for (Config start : starts) {
+      const int ks = start.ks;
+      start.ks = config.ks;
+      if (start == config) splits.push_back(ks);
+    }
+    std::sort(splits.begin(), splits.end());
+    return splits;
+  };
+  for (const Config& config : {simt, tensor_cores}) {
+    const std::vector<int> splits = splits_of(config);
+    ASSERT_EQ(splits.size(), 2u) << to_string(config);
+    EXPECT_EQ(splits[0], 1) << to_string(config);
+    EXPECT_GT(splits[1], 1) << to_string(config);
+  }
+  EXPECT_EQ(starts.size(), 4u);
+  EXPECT_GT(starts.front().ks, 1) << to_string(starts.front());  // dispatch's pick: the thin grid split
+  EXPECT_FALSE(split_otherwise(starts.front(), {simt, tensor_cores}));  // unsplit starts do not count
+  Config split_again = starts.front();
+  split_again.ks = starts.front().ks == 2 ? 4 : 2;
+  EXPECT_TRUE(split_otherwise(split_again, starts)) << to_string(split_again);
+}
+
 // An entry of an older kernel generation, re-timed on its device: kept with today's rates and
 // generation where it runs at least as fast as the default (or is the default), dropped where
 // it runs slower or wrong. The measurements are made up: what is decided, not timed.

@@ -133,17 +133,32 @@ inline std::vector<Config> seed_starts(const std::vector<Config>& seeds, const P
 // a budget of 8 evaluations measures the space default and these, a step from the fastest, and
 // the seeds after them. On the Hopper exhaustive caches (docs/tuning.md) six of them, far
 // shapes' rates discounted by e^-0.3 per e-fold of shape distance, put the most problems within
-// 2 % of the best (94 of 104; 4, 5, 7 or 8 configs: 90 - 92; ranked as dispatch ranks them, fewer).
+// 2 % of the best (95 of 104; 4, 5, 7 or 8 configs: 92 - 93; ranked as dispatch ranks them, fewer).
 // On GPUs a rate's fit to the shape is the better guess of which one config
 // to run; among the next few, the configs of nearer shapes are more often the best.
 inline constexpr std::size_t kStoreStarts = 6;
 inline constexpr double kStartTrustDecay = 0.3;
 
+// Whether `starts` hold `config` split along K another way, both split. The model proposes each
+// stored config with every split that fits (rank_stored_configs), and a climb steps along the
+// splits of a start anyway, so a second split of one config would take the place of another kernel
+// or block. The unsplit form counts apart: whether a config runs faster split or unsplit depends
+// on how many of its teams an SM holds, which the model leaves out (a `_wg` block on a grid just
+// short of the SMs).
+inline bool split_otherwise(const Config& config, const std::vector<Config>& starts) {
+  return config.ks > 1 && std::any_of(starts.begin(), starts.end(), [&](Config start) {
+           if (start.ks == 1) return false;
+           start.ks = config.ks;
+           return start == config;
+         });
+}
+
 // The configs a store offers a search of `problem` on the device `here`, at most `count`, each
-// once and each one `legal` takes: first what dispatch would run (the problem's own entry or, where
-// the store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store
-// may be another device's), so a search never ends below it; then the model's next best, ranked
-// with kStartTrustDecay. Empty when nothing stored or proposed can run the problem here.
+// once, in one split at most besides unsplit (split_otherwise), and each one `legal` takes: first
+// what dispatch would run (the problem's own entry or, where the store lacks it, the dispatch
+// model's best: rank_stored_configs with here's facts, the store may be another device's), so a
+// search never ends below it; then the model's next best, ranked with kStartTrustDecay. Empty when
+// nothing stored or proposed can run the problem here.
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
                                  const Legal& legal, std::size_t count = kStoreStarts) {
@@ -151,7 +166,8 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
   const auto add = [&](const std::vector<RatePrediction>& ranked, std::size_t up_to) {
     for (const RatePrediction& candidate : ranked) {
       if (starts.size() >= up_to) return;
-      if (std::find(starts.begin(), starts.end(), candidate.config) == starts.end() && legal(candidate.config))
+      if (std::find(starts.begin(), starts.end(), candidate.config) == starts.end() &&
+          !split_otherwise(candidate.config, starts) && legal(candidate.config))
         starts.push_back(candidate.config);
     }
   };
@@ -189,8 +205,8 @@ inline std::vector<Config> ordered_starts(const std::vector<Config>& seeds, cons
 
 // How many of `starts` (ordered_starts' with `known`) a climb steps from before it measures the
 // others (search's step_after): the space default and the store's configs, where the store
-// offers any (on the Hopper caches at budget 8, 94 problems of 104 within 2 % of the best against 92
-// measuring the seeds first, 56 of 62 against 54); none without (a step from the default alone
+// offers any (on the Hopper caches at budget 8, 95 problems of 104 within 2 % of the best against 92
+// measuring the seeds first, 58 of 62 against 57); none without (a step from the default alone
 // costs a seed: 67 of 104 against 69).
 inline std::size_t step_after_starts(const std::vector<Config>& starts, const std::vector<Config>& known) {
   return known.empty() || starts.empty() ? 0 : ordered_starts({starts.front()}, known).size();
