@@ -28,15 +28,7 @@ SHAPES=${SHAPES:-6272x512x4608,6272x512x2048,6272x2048x512,6272x2048x1024,25088x
 # ResNet-50's batch-128 GEMMs but conv1 (whose A rows no bulk copy reads: K = 147).
 PROBE_SHAPES=401408x64x64,401408x64x576,401408x256x64,401408x64x256,401408x128x256,100352x128x1152,100352x512x128,100352x512x256,100352x128x512,100352x256x512,25088x256x2304,25088x1024x256,25088x1024x512,25088x256x1024,25088x512x1024,6272x512x4608,6272x2048x512,6272x2048x1024,6272x512x2048
 
-if has tests; then
-  step tests
-  timeout 300 $T/test_gemm --gtest_filter='*Cuda*' --gtest_brief=1 > "$R/test_gemm.log" 2>&1
-  echo "test_gemm rc=$? $(tail -1 "$R/test_gemm.log")"; grep -h 'FAILED  \]\|Failure\|skipped' "$R/test_gemm.log" | sort | uniq -c | head
-  timeout 60 $T/test_api --gtest_brief=1 > "$R/test_api.log" 2>&1
-  echo "test_api rc=$?"; tail -3 "$R/test_api.log"
-  timeout 120 $T/test_tuner --gtest_brief=1 > "$R/test_tuner.log" 2>&1
-  echo "test_tuner rc=$? $(tail -1 "$R/test_tuner.log")"; grep -h 'FAILED  \]' "$R/test_tuner.log" | head
-fi
+has tests && cuda_tests "$T" "$R"
 if has probes; then
   step "probes: fixed _ws configs on ResNet-50 batch 128, fp16"
   for round in 1 2; do
@@ -44,17 +36,13 @@ if has probes; then
              mb192_nb128_kb64_tm64_tn128_team512_st2_ws mb192_nb64_kb64_tm64_tn64_team512_st4_ws \
              mb128_nb128_kb64_tm64_tn128_team384_st4_ws}; do
       timeout 60 $X/kgemm-run --space cuda --shape $PROBE_SHAPES --dtype fp16 --config $c --format csv > "$R/probe-$c-r$round.csv" 2> "$R/probe.err"
-      echo "r$round $c: $(python3 -c 'import csv,sys
-print(" ".join("%sx%sx%s %.1f" % (x["m"], x["n"], x["k"], float(x["gflops"]) / 1e3) for x in csv.DictReader(open(sys.argv[1])) if x["row"] == "layer" and x["gflops"]))' "$R/probe-$c-r$round.csv") $(head -c 300 "$R/probe.err")"
+      echo "r$round $c: $(layer_rates "$R/probe-$c-r$round.csv") $(head -c 300 "$R/probe.err")"
     done
   done
 fi
 if has stores; then
   cp "$COMMITTED" "$R/store.yaml"
-  step "$SHAPES fp16: exhaustive into the store"
-  timeout 300 $X/autotune --space cuda --shape $SHAPES --dtype fp16 --strategy exhaustive --budget 100000 \
-    --out "$R/store.yaml" --cache "$R/exhaustive.tsv" > "$R/exhaustive.log" 2>&1
-  echo "autotune rc=$?"; grep -A6 "^layer" "$R/exhaustive.log"
+  exhaustive_into "$X" "$SHAPES" "$R/store.yaml" "$R"
   [ "${VERIFY:-1}" = 0 ] || verify_store "$X" "$R/store.yaml" "$R"
 fi
 if has runs; then
