@@ -34,7 +34,7 @@ console shows their aggregates (the JSON file holds all).
 // nullopt when --help printed the help.
 std::optional<Selection> parse_selection(const std::vector<std::string>& words, const Program& program) {
   Selection s;
-  std::vector<std::string> spaces{kgemm::cli::lowered(KGEMM_DEFAULT_SPACE)}, dtypes{"fp32"};
+  std::vector<std::string> spaces{kgemm::lowercase(KGEMM_DEFAULT_SPACE)}, dtypes{"fp32"};
   std::vector<std::string> impls = kKgemmImpls, peers = program.peers;
   s.model = "resnet50";
   s.images = {224};

@@ -3,7 +3,6 @@
 // words: the executable's own options (CLI11, kgemm/cli/options.hpp), Google Benchmark's
 // --benchmark_* flags and Kokkos' --kokkos-* flags; each parser sees only its own, so none rejects
 // the others'.
-#include <cctype>
 #include <functional>
 #include <set>
 #include <string>
@@ -20,9 +19,7 @@ inline const std::vector<std::string> kKgemmImpls = {"kgemm", "kgemm-default"};
 
 template <class ExecSpace>
 std::string space_name() {
-  std::string name;
-  for (const char* p = ExecSpace::name(); *p; ++p) name += char(std::tolower(static_cast<unsigned char>(*p)));
-  return name;
+  return kgemm::lowercase(ExecSpace::name());
 }
 
 // What to measure: every combination of these.

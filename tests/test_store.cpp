@@ -156,7 +156,7 @@ TEST(DeviceInfo, DescribesEveryEnabledSpace) {
     using Space = decltype(space);
     SCOPED_TRACE(Space::name());
     const DeviceInfo device = device_info<Space>();
-    EXPECT_EQ(device.space, detail::lowercase(Space::name()));
+    EXPECT_EQ(device.space, lowercase(Space::name()));
     EXPECT_FALSE(device.device.empty());
     EXPECT_FALSE(device.arch.empty());
     EXPECT_GE(device.threads, 1);

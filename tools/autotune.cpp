@@ -415,7 +415,7 @@ int main(int argc, char** argv) {
       const std::string& path = *options->verify_store;
       std::vector<std::string> refused;
       const kgemm::ConfigStore store = kgemm::ConfigStore::load(path, &refused);
-      if (options->space && *options->space != kgemm::cli::lowered(store.header.device.space))
+      if (options->space && *options->space != kgemm::lowercase(store.header.device.space))
         throw kgemm::InvalidArgument("--space " + *options->space + " but " + path + " holds configs of the " +
                                      store.header.device.space + " space");
       bool passed = false;

@@ -7,7 +7,7 @@ CLI::Validator dtype() {
   return CLI::Validator(
       [](std::string& text) {
         try {
-          text = parse_dtype(lowered(text)) == DType::F32 ? "fp32" : "fp16";
+          text = dtype_name(parse_dtype(lowercase(text)));
           return std::string();
         } catch (const InvalidArgument& e) {
           return std::string(e.reason());

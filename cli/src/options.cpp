@@ -1,7 +1,6 @@
 #include "kgemm/cli/options.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -118,15 +117,10 @@ CLI::Validator integer(int min, int max) {
       "");
 }
 
-std::string lowered(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-  return text;
-}
-
 CLI::Validator lower_case() {
   return CLI::Validator(
       [](std::string& text) {
-        text = lowered(text);
+        text = lowercase(text);
         return std::string();
       },
       "");

@@ -1,6 +1,8 @@
 #include "kgemm/cli/run_options.hpp"
 
 #include "kgemm/cli/options.hpp"
+#include "kgemm/dispatch/dispatch_model.hpp"
+#include "kgemm/text_number.hpp"
 
 namespace kgemm::cli {
 
@@ -10,7 +12,7 @@ const char* kAbout = R"(Runs the im2col GEMMs of a ResNet (or given shapes) thro
 its times, GFLOP/s and error against fp64, and per model the forward pass. LIST options take
 comma-separated values (or repeat the option); every combination runs, all in one process.)";
 
-const char* kFooter = R"(Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
+const std::string kFooter = R"(Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
 Per layer (one call, medians): kernel = the call's work (GPU: CUDA events around a call queued
 behind another, so without the host's launch; host: the call between fences); launch = host
 time until the call returns, on an idle space; call = launch to completion, as a host clock
@@ -31,7 +33,8 @@ with the highest predicted rate = the rate it measured on its own shape x fit x 
 x busy there x trust, fit = padding x fill x depth (useful share of the blocks computed, of the
 device's team slots over the grid's waves, of a team's K walk against its fixed cost), busy =
 the share of the call not spent in split K's sum pass (partial sums at the device's peak memory
-bandwidth), trust = exp(-0.2 x shape distance) on hosts, 1 on GPUs. On GPUs each stored config
+bandwidth), trust = exp(-)" + shortest(kHostTrustDecay) + R"( x shape distance) on hosts, exp(-)" +
+                          shortest(kGpuTrustDecay) + R"( x shape distance) on GPUs. On GPUs each stored config
 is also tried with its K split the other ways the tuner searches. The problem's own entry always
 wins.
 )";
@@ -51,7 +54,7 @@ void check_combination(const CLI::App& app, const RunOptions& o) {
 
 std::optional<RunOptions> parse_run(const std::vector<std::string>& words) {
   RunOptions o;
-  o.spaces = {lowered(KGEMM_DEFAULT_SPACE)};
+  o.spaces = {lowercase(KGEMM_DEFAULT_SPACE)};
   App app(kAbout, "kgemm-run", kFooter);
   app.add_list("--space", o.spaces, "serial,openmp,cuda")->transform(lower_case())->check(distinct());
   app.add_option("--model", o.model, "resnet18 | resnet34 | resnet50")->type_name("NAME")->capture_default_str();

@@ -16,12 +16,11 @@
 #include <utility>
 
 #include "kgemm/spaces/compat.hpp"
+#include "kgemm/text_number.hpp"
 #include "store_file.hpp"
 #include "store_reader.hpp"
 
 namespace kgemm {
-
-using detail::shortest;
 
 StoreError::StoreError(const std::string& path, const std::string& what)
     : RuntimeError(path + ": " + what) {}

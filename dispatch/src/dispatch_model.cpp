@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kgemm/spaces/space_traits.hpp"
 #include "kgemm/tuning_policy.hpp"
 
 namespace kgemm {
@@ -14,9 +15,6 @@ namespace {
 // An SM's resident limits, alike on every GPU kgemm runs on from Volta to Hopper (Turing holds
 // 1024 threads and 16 blocks; it then gets slots it cannot hold, on every config alike).
 constexpr int kSmThreads = 2048, kSmBlocks = 32;
-// The slab buffers of a GPU config without _st (SpaceTraits<Kokkos::Cuda>::default_slab_buffers,
-// not visible to a build without CUDA).
-constexpr int kGpuSlabBuffers = 2;
 
 }  // namespace
 
@@ -42,7 +40,7 @@ ConfigFit config_fit(const Problem& p, const Config& c, const DeviceInfo& device
   fit.fill = fit.teams > 0 ? fit.teams / (std::ceil(fit.teams / fit.slots) * fit.slots) : 0;
   fit.team_depth = int(std::min<std::int64_t>(p.k, std::int64_t(split.slabs_per_split) * c.kb));
   fit.fixed_depth = device.is_host() ? kHostFixedDepth
-                                     : (c.slab_buffers ? c.slab_buffers : kGpuSlabBuffers) * std::min(c.kb, p.k);
+                                     : (c.slab_buffers ? c.slab_buffers : kGpuDefaultSlabBuffers) * std::min(c.kb, p.k);
   // No K, no arithmetic: nothing for a fixed cost to weigh against.
   fit.depth = fit.team_depth > 0 ? double(fit.team_depth) / (double(fit.team_depth) + fit.fixed_depth) : 1;
   return fit;

@@ -201,11 +201,6 @@ TunedEntry read_entry(const FieldReader& fields) {
 
 }  // namespace
 
-std::string shortest(double value) {
-  char text[32];
-  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
-}
-
 ConfigStore read_store(const std::string& path, std::string_view text, std::vector<std::string>* refused) {
   const bool strict = refused == nullptr;
   // Each entry read as the parser reaches it and kept in store order, with where it is.

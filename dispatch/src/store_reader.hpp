@@ -9,9 +9,6 @@
 
 namespace kgemm::detail {
 
-// The shortest text that reads back as the same double: readable, and the round trip is exact.
-std::string shortest(double value);
-
 // The store `text` (the contents of the file `path`) holds; `refused` as in ConfigStore::load.
 ConfigStore read_store(const std::string& path, std::string_view text, std::vector<std::string>* refused);
 

@@ -1,7 +1,8 @@
 #pragma once
 // Numbers read from text (config strings, problem keys, store fields, command lines): the whole
 // text must be the number, in range, in any locale. std::stoi and sscanf("%d") accept trailing
-// junk, and wrap or fail with messages that name nothing ("stoi") on values past int.
+// junk, and wrap or fail with messages that name nothing ("stoi") on values past int. And numbers
+// written as text that reads back as the same number.
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -34,6 +35,12 @@ inline std::optional<double> finite_at_least(std::string_view text, double min) 
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value) || value < min) return std::nullopt;
   return value;
+}
+
+// The shortest text that reads back as the same double: readable, and the round trip is exact.
+inline std::string shortest(double value) {
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 }  // namespace kgemm

@@ -327,7 +327,7 @@ void set_warning_handler(std::function<void(const std::string&)> handler) { kgem
 
 std::vector<std::string> spaces() {
   std::vector<std::string> names;
-  for_each_enabled_space_type([&](auto tag) { names.push_back(detail::lowercase(decltype(tag)::type::name())); });
+  for_each_enabled_space_type([&](auto tag) { names.push_back(lowercase(decltype(tag)::type::name())); });
   return names;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kgemm/spaces/error.hpp"
+#include "kgemm/spaces/lowercase.hpp"
 
 namespace kgemm::cli {
 
@@ -53,8 +54,6 @@ std::vector<std::string> own_words(int argc, char** argv, std::initializer_list<
 CLI::Validator integer(int min, int max = INT_MAX);
 // A count: repetitions, batch sizes, image sides.
 inline CLI::Validator count() { return integer(1); }
-// `text` in lower case (space names).
-std::string lowered(std::string text);
 // Lower-cases the value.
 CLI::Validator lower_case();
 // One of `names`.

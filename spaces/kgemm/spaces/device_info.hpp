@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "kgemm/spaces/host_vector_width.hpp"
+#include "kgemm/spaces/lowercase.hpp"
 
 namespace kgemm {
 
@@ -37,11 +38,6 @@ struct DeviceInfo {
 };
 
 namespace detail {
-
-inline std::string lowercase(std::string text) {
-  for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  return text;
-}
 
 // The value of the first "key : value" line of /proc/cpuinfo named `key`; empty if none.
 inline std::string cpuinfo_field(const std::string& key) {
@@ -92,7 +88,7 @@ inline std::string host_arch(bool& narrower) {
 template <class ExecSpace>
 DeviceInfo device_info() {
   const std::string model = detail::cpuinfo_field("model name");
-  DeviceInfo info{detail::lowercase(ExecSpace::name()), model.empty() ? "unknown CPU" : model, "",
+  DeviceInfo info{lowercase(ExecSpace::name()), model.empty() ? "unknown CPU" : model, "",
                   ExecSpace().concurrency()};
   info.arch = detail::host_arch(info.narrower_build);
   return info;
@@ -121,7 +117,7 @@ inline std::string device_slug(const DeviceInfo& d) {
   const std::string simd = d.narrower_build ? " " + d.arch.substr(d.arch.rfind('-') + 1) : "";
   const std::string text = d.space + " " + d.device + (d.is_host() ? simd + " " + std::to_string(d.threads) + "t" : "");
   std::string slug;
-  for (char ch : detail::lowercase(text)) {
+  for (char ch : lowercase(text)) {
     if (std::isalnum(static_cast<unsigned char>(ch)))
       slug += ch;
     else if (!slug.empty() && slug.back() != '-')

@@ -1,11 +1,11 @@
 #pragma once
 // The execution spaces this build of Kokkos enables, by type and by the names users type.
 #include <Kokkos_Core.hpp>
-#include <cctype>
 #include <cstdlib>
 #include <string>
 
 #include "kgemm/spaces/error.hpp"
+#include "kgemm/spaces/lowercase.hpp"
 
 namespace kgemm {
 
@@ -47,12 +47,11 @@ void for_each_enabled_space(F&& f) {
 // this build has when the name is unknown or its backend was not compiled into Kokkos.
 template <class F>
 void with_space(const std::string& name, F&& f) {
-  std::string lower, enabled;
-  for (char ch : name) lower += char(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string lower = lowercase(name);
+  std::string enabled;
   bool found = false;
   for_each_enabled_space([&](auto space) {
-    std::string space_name;
-    for (const char* p = decltype(space)::name(); *p; ++p) space_name += char(std::tolower(*p));
+    const std::string space_name = lowercase(decltype(space)::name());
     enabled += (enabled.empty() ? "" : ", ") + space_name;
     if (space_name == lower) {
       found = true;

@@ -65,6 +65,10 @@ struct SpaceTraits {
   KOKKOS_INLINE_FUNCTION static void wait_scratch_copies() {}
 };
 
+// GPU slab buffers without _st (SpaceTraits<Kokkos::Cuda>::default_slab_buffers), stated outside
+// the CUDA specialization so that a build without CUDA still models GPU stores (dispatch).
+inline constexpr int kGpuDefaultSlabBuffers = 2;
+
 #if defined(KOKKOS_ENABLE_CUDA)
 template <>
 struct SpaceTraits<Kokkos::Cuda> {
@@ -93,7 +97,7 @@ struct SpaceTraits<Kokkos::Cuda> {
   // through registers, so a thread issues them all and multiplies at once; everything else
   // (fp16 data widened to fp32 scratch, older GPUs) is a plain load and store.
   // Up to four buffers (Config::slab_buffers): copies of three slabs in flight while one is multiplied.
-  static constexpr int default_slab_buffers = 2;
+  static constexpr int default_slab_buffers = kGpuDefaultSlabBuffers;
   static constexpr int max_slab_buffers = 4;
   static constexpr bool reads_slabs_in_place = false;  // slabs live in shared memory
   static constexpr std::ptrdiff_t in_place_k_row_bytes = 0;
