@@ -12,7 +12,9 @@ const char* kAbout = R"(Runs the im2col GEMMs of a ResNet (or given shapes) thro
 its times, GFLOP/s and error against fp64, and per model the forward pass. LIST options take
 comma-separated values (or repeat the option); every combination runs, all in one process.)";
 
-const std::string kFooter = R"(Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
+// Built when kgemm-run parses, not at every program's start: it reads the dispatch model's constants.
+std::string footer() {
+  return R"(Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
 Per layer (one call, medians): kernel = the call's work (GPU: CUDA events around a call queued
 behind another, so without the host's launch; host: the call between fences); launch = host
 time until the call returns, on an idle space; call = launch to completion, as a host clock
@@ -38,6 +40,7 @@ bandwidth), trust = exp(-)" + shortest(kHostTrustDecay) + R"( x shape distance) 
 is also tried with its K split the other ways the tuner searches. The problem's own entry always
 wins.
 )";
+}
 
 // The rules between options.
 void check_combination(const CLI::App& app, const RunOptions& o) {
@@ -55,7 +58,7 @@ void check_combination(const CLI::App& app, const RunOptions& o) {
 std::optional<RunOptions> parse_run(const std::vector<std::string>& words) {
   RunOptions o;
   o.spaces = {lowercase(KGEMM_DEFAULT_SPACE)};
-  App app(kAbout, "kgemm-run", kFooter);
+  App app(kAbout, "kgemm-run", footer());
   app.add_list("--space", o.spaces, "serial,openmp,cuda")->transform(lower_case())->check(distinct());
   app.add_option("--model", o.model, "resnet18 | resnet34 | resnet50")->type_name("NAME")->capture_default_str();
   app.add_list("--shape", o.shapes, "GEMM shapes MxNxK instead of a model; the batch multiplies M")->check(distinct());

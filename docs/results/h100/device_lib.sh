@@ -32,11 +32,11 @@ exhaustive_into() {  # exhaustive_into X SHAPES STORE DIR: every fp16 candidate 
     --out "$3" --cache "$4/exhaustive.tsv" > "$4/exhaustive.log" 2>&1
   echo "autotune rc=$?"; grep -A6 "^layer" "$4/exhaustive.log"
 }
-store_runs() {  # store_runs X COMMITTED NEW DIR: kgemm-run with both stores, ResNet-50 b128 and b1, fp16 and fp32
+store_runs() {  # store_runs X COMMITTED NEW DIR [BATCHES [DTYPES]]: kgemm-run with both stores, ResNet-50 (default b128 and b1, fp16 and fp32)
   local batch dtype side store
-  for batch in 128 1; do
+  for batch in ${5:-128 1}; do
     "$1/kgemm-run" --space cuda --batch $batch --list-shapes > "$4/shapes-b$batch.csv"
-    for dtype in fp16 fp32; do
+    for dtype in ${6:-fp16 fp32}; do
       for side in committed new; do
         store=$2; [ $side = new ] && store=$3
         KGEMM_CONFIG_FILE=$store timeout 120 "$1/kgemm-run" --space cuda --batch $batch --dtype $dtype --format csv \
@@ -46,10 +46,10 @@ store_runs() {  # store_runs X COMMITTED NEW DIR: kgemm-run with both stores, Re
     done
   done
 }
-cublas_runs() {  # cublas_runs DIR: the cuBLAS peer (/tmp/cublas_peer) on DIR/shapes-b128.csv and -b1.csv, fp16 and fp32
+cublas_runs() {  # cublas_runs DIR [BATCHES [DTYPES]]: the cuBLAS peer (/tmp/cublas_peer) on DIR/shapes-b<batch>.csv (default b128 and b1, fp16 and fp32)
   local batch dtype
-  for batch in 128 1; do
-    for dtype in fp16 fp32; do
+  for batch in ${2:-128 1}; do
+    for dtype in ${3:-fp16 fp32}; do
       timeout 150 /tmp/cublas_peer --shapes "$1/shapes-b$batch.csv" --dtype $dtype --kgemm-inputs --out "$1/cublas-$dtype-b$batch.json" \
           > "$1/cublas-$dtype-b$batch.log" 2>&1
       echo "cublas b$batch $dtype rc=$?: $(grep -h 'geometric mean cublas' "$1/cublas-$dtype-b$batch.log" | tr '\n' ' ')"

@@ -50,16 +50,8 @@ if has runs; then
 fi
 wait $build
 if has fp16; then
-  "$X/kgemm-run" --space cuda --batch 128 --list-shapes > "$R/shapes-b128.csv"
-  for side in committed new; do
-    store=$COMMITTED; [ $side = new ] && store=$R/store.yaml
-    KGEMM_CONFIG_FILE=$store timeout 120 "$X/kgemm-run" --space cuda --batch 128 --dtype fp16 --format csv \
-        > "$R/$side-fp16-b128.csv" 2> "$R/$side-fp16-b128.err"
-    echo "b128 fp16 $side: $(geomean "$R/$side-fp16-b128.csv")"
-  done
-  timeout 150 /tmp/cublas_peer --shapes "$R/shapes-b128.csv" --dtype fp16 --kgemm-inputs --out "$R/cublas-fp16-b128.json" \
-      > "$R/cublas-fp16-b128.log" 2>&1
-  echo "cublas b128 fp16 rc=$?: $(grep -h 'geometric mean cublas' "$R/cublas-fp16-b128.log" | tr '\n' ' ')"
+  store_runs "$X" "$COMMITTED" "$R/store.yaml" "$R" 128 fp16
+  cublas_runs "$R" 128 fp16
 fi
 if has cublas; then
   cublas_runs "$R"
