@@ -30,6 +30,7 @@
 #include "kgemm/dispatch/dispatch_model.hpp"
 #include "kgemm/dispatch/store_registry.hpp"
 #include "kgemm/tuner/first_use.hpp"
+#include "kgemm/text_number.hpp"
 #include "kgemm/tuner/store_merge.hpp"
 #include "support/cases.hpp"
 #include "support/gemm_check.hpp"
@@ -1123,6 +1124,13 @@ TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
   const RatePrediction host = predict_rate(gemm_f32(256, 64, 256), source, source.config, kOneThreadHost);
   EXPECT_DOUBLE_EQ(host.trust, std::pow(2.0, -kHostTrustDecay));
   EXPECT_DOUBLE_EQ(host.gflops, 1000 * host.on_problem.product() / host.on_source.product() * host.trust);
+}
+
+// The tools explain the model (kgemm-run's help, --why) with the decays this build runs with.
+TEST(DispatchModel, SummaryStatesTheDecaysInForce) {
+  const std::string summary = dispatch_model_summary();
+  EXPECT_NE(summary.find("exp(-" + shortest(kHostTrustDecay) + " x shape distance) on hosts"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("exp(-" + shortest(kGpuTrustDecay) + " x shape distance) on GPUs"), std::string::npos) << summary;
 }
 
 // The nearest entry's 128-row blocks would compute 256 rows for 130 (51 % useful); the farther

@@ -193,13 +193,15 @@ void explain_store(const Plan& plan) {
       std::vector<WhyRow> rows;
       for (const kgemm::LayerShape& layer : set.layers) {
         const kgemm::Problem problem{kgemm::Kernel::Gemm, dtype, 'n', 'n', layer.m, layer.n, layer.k, 1};
-        const std::vector<kgemm::RatePrediction> ranked = kgemm::rank_stored_configs(store, problem);
-        if (ranked.empty()) {
-          rows.push_back({&layer, "", kgemm::DispatchChoice::Source::Default, std::nullopt, nullptr});
+        // The store's device is not here: its legality there is not checked (every config runs).
+        kgemm::DispatchChoice choice = kgemm::choose_stored(
+            store, problem, store.header.device, [] { return kgemm::Config{}; }, [](const auto&) { return true; });
+        if (choice.source == kgemm::DispatchChoice::Source::Default) {
+          rows.push_back({&layer, "", choice.source, std::nullopt, nullptr});
           continue;
         }
-        const auto source = ranked[0].exact ? kgemm::DispatchChoice::Source::Exact : kgemm::DispatchChoice::Source::Model;
-        rows.push_back({&layer, kgemm::to_string(ranked[0].config), source, ranked[0], nearest_entry(&store, problem)});
+        rows.push_back({&layer, kgemm::to_string(choice.config), choice.source, std::move(choice.prediction),
+                        nearest_entry(&store, problem)});
       }
       write_why_store(plan.format, set, dtype, title, rows);
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kgemm/dispatch/dispatch_model.hpp"
 #include "kgemm/spaces/compat.hpp"
 #include "kgemm/tuner/tool_output.hpp"
 #include "report.hpp"
@@ -276,9 +277,8 @@ const Columns<WhyLine> kWhyColumns{
 };
 
 void write_why_table(const GemmSet& set, kgemm::DType dtype, const std::vector<WhyRow>& rows) {
-  fmt::print("why: predicted = source GFLOP/s x fit x busy here / fit x busy at the source x trust; fit = padding x "
-             "fill x depth, busy = share of the call multiplying, the rest split K's sum pass (here/source); nearest = "
-             "the config of the closest tuned shape ('=' when the same)\n");
+  fmt::print("why: {}; nearest = the config of the closest tuned shape ('=' when the same)\n",
+             kgemm::dispatch_model_summary());
   fmt::print("{:<3} {}\n", "#", kWhyColumns.table_header());
   int index = 0;
   for (const WhyRow& row : rows) fmt::print("{:<3} {}\n", ++index, kWhyColumns.table_line(WhyLine{&set, dtype, &row}));

@@ -2,7 +2,6 @@
 
 #include "kgemm/cli/options.hpp"
 #include "kgemm/dispatch/dispatch_model.hpp"
-#include "kgemm/text_number.hpp"
 
 namespace kgemm::cli {
 
@@ -11,6 +10,21 @@ namespace {
 const char* kAbout = R"(Runs the im2col GEMMs of a ResNet (or given shapes) through kgemm::gemm and prints per layer
 its times, GFLOP/s and error against fp64, and per model the forward pass. LIST options take
 comma-separated values (or repeat the option); every combination runs, all in one process.)";
+
+// Text broken into lines of at most `width` characters, at spaces.
+std::string wrapped(const std::string& text, std::size_t width = 96) {
+  std::string out, line;
+  std::size_t from = 0;
+  while (from < text.size()) {
+    std::size_t to = text.find(' ', from);
+    if (to == std::string::npos) to = text.size();
+    const std::string word = text.substr(from, to - from);
+    if (!line.empty() && line.size() + 1 + word.size() > width) out += line + "\n", line.clear();
+    line += (line.empty() ? "" : " ") + word;
+    from = to + 1;
+  }
+  return out + line;
+}
 
 // Built when kgemm-run parses, not at every program's start: it reads the dispatch model's constants.
 std::string footer() {
@@ -30,16 +44,10 @@ space and architecture (same architecture: each entry checked for this device be
 ranked with this device's facts), else none: the space defaults (docs/tuning.md).
 $KGEMM_TUNE=8 (configs per shape) or =30s (seconds per shape): a shape this device's own store
 lacks is tuned on its first call, as autotune would, and stored before it is timed.
-Dispatch model (docs/architecture.md): a shape the store never tuned runs the stored config
-with the highest predicted rate = the rate it measured on its own shape x fit x busy here / fit
-x busy there x trust, fit = padding x fill x depth (useful share of the blocks computed, of the
-device's team slots over the grid's waves, of a team's K walk against its fixed cost), busy =
-the share of the call not spent in split K's sum pass (partial sums at the device's peak memory
-bandwidth), trust = exp(-)" + shortest(kHostTrustDecay) + R"( x shape distance) on hosts, exp(-)" +
-                          shortest(kGpuTrustDecay) + R"( x shape distance) on GPUs. On GPUs each stored config
-is also tried with its K split the other ways the tuner searches. The problem's own entry always
-wins.
-)";
+)" + wrapped("Dispatch model (docs/architecture.md): a shape the store never tuned runs the stored "
+                 "config with the highest predicted rate: " + dispatch_model_summary() +
+                 ". On GPUs each stored config is also tried with its K split the other ways the tuner "
+                 "searches. The problem's own entry always wins.") + "\n";
 }
 
 // The rules between options.

@@ -263,31 +263,38 @@ const char* to_string(DispatchChoice::Source source) {
                                                       : "space default";
 }
 
-DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fallback, const Check& check,
-                                    const Check& blame) {
-  // Best prediction first; legality is asked only until one passes. It is asked for this
-  // problem: an entry's config may be legal for one shape and not another (counts past int).
-  if (serving_.store)
-    for (RatePrediction& candidate : rank_stored_configs(*serving_.store, problem, here_)) {
-      const std::string why = check(problem, candidate.config);
-      if (why.empty()) {
-        const auto source = candidate.exact ? DispatchChoice::Source::Exact : DispatchChoice::Source::Model;
-        return {candidate.config, source, std::move(candidate)};
-      }
-      // A split the model proposed that cannot run here is no fault of the store, nor a config
-      // these operands cannot take, nor another shape's config that this shape cannot take (K
-      // not a multiple of its runs), nor another device's config that this one cannot run:
-      // passed over quietly. Only the problem's own entry is at fault.
-      if (!serving_.own || candidate.config != candidate.source.config || !(candidate.source.problem == problem) ||
-          warned_.count(candidate.source.problem))
-        continue;
-      if (const std::string fault = blame(problem, candidate.config); !fault.empty()) {
-        warned_.insert(candidate.source.problem);
-        warn("ignoring tuned config " + to_string(candidate.config) + " for " + to_string(candidate.source.problem) +
-             " in " + serving_.path + ": " + fault);
-      }
+DispatchChoice choose_stored(const ConfigStore& store, const Problem& problem, const DeviceInfo& device,
+                             const std::function<Config()>& fallback,
+                             const std::function<bool(const RatePrediction&)>& runs) {
+  for (RatePrediction& candidate : rank_stored_configs(store, problem, device))
+    if (runs(candidate)) {
+      const auto source = candidate.exact ? DispatchChoice::Source::Exact : DispatchChoice::Source::Model;
+      return {candidate.config, source, std::move(candidate)};
     }
   return {fallback(), DispatchChoice::Source::Default, std::nullopt};
+}
+
+DispatchChoice TunedConfigs::choose(const Problem& problem, const Fallback& fallback, const Check& check,
+                                    const Check& blame) {
+  if (!serving_.store) return {fallback(), DispatchChoice::Source::Default, std::nullopt};
+  // Best prediction first; legality is asked only until one passes. It is asked for this
+  // problem: an entry's config may be legal for one shape and not another (counts past int).
+  return choose_stored(*serving_.store, problem, here_, fallback, [&](const RatePrediction& candidate) {
+    if (check(problem, candidate.config).empty()) return true;
+    // A split the model proposed that cannot run here is no fault of the store, nor a config
+    // these operands cannot take, nor another shape's config that this shape cannot take (K
+    // not a multiple of its runs), nor another device's config that this one cannot run:
+    // passed over quietly. Only the problem's own entry is at fault.
+    if (!serving_.own || candidate.config != candidate.source.config || !(candidate.source.problem == problem) ||
+        warned_.count(candidate.source.problem))
+      return false;
+    if (const std::string fault = blame(problem, candidate.config); !fault.empty()) {
+      warned_.insert(candidate.source.problem);
+      warn("ignoring tuned config " + to_string(candidate.config) + " for " + to_string(candidate.source.problem) +
+           " in " + serving_.path + ": " + fault);
+    }
+    return false;
+  });
 }
 
 const TunedEntry* TunedConfigs::tuned_on_first_use(const Problem& problem) {

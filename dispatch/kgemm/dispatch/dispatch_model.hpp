@@ -41,6 +41,7 @@
 // What the model leaves out: registers and scratch limiting how many teams an SM holds, memory
 // bandwidth beyond what the measured rate already contains.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kgemm/config.hpp"
@@ -61,6 +62,10 @@ namespace kgemm {
 // nearer shapes say more.
 inline constexpr double kGpuTrustDecay = 0.0, kHostTrustDecay = 0.2;
 inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? kHostTrustDecay : kGpuTrustDecay; }
+
+// The model above in one sentence with this build's constants, for the tools that explain a
+// choice (kgemm-run's help and --why): what the prediction multiplies, each factor in words.
+std::string dispatch_model_summary();
 
 // A host team's fixed cost in K steps (see depth above).
 inline constexpr int kHostFixedDepth = 16;

@@ -26,11 +26,14 @@ verify_store() {  # verify_store X STORE DIR: autotune --verify-store, its summa
   timeout 400 "$1/autotune" --space cuda --verify-store "$2" > "$3/verify-store.log" 2>&1
   echo "verify-store rc=$?"; grep -h "^verify-store" "$3/verify-store.log"; grep -h "FAILED\|dropped" "$3/verify-store.log" | head -20
 }
-exhaustive_into() {  # exhaustive_into X SHAPES STORE DIR: every fp16 candidate of SHAPES measured into STORE (cache in DIR)
-  step "$2 fp16: exhaustive into the store"
-  timeout 300 "$1/autotune" --space cuda --shape "$2" --dtype fp16 --strategy exhaustive --budget 100000 \
-    --out "$3" --cache "$4/exhaustive.tsv" > "$4/exhaustive.log" 2>&1
-  echo "autotune rc=$?"; grep -A6 "^layer" "$4/exhaustive.log"
+exhaustive_into() {  # exhaustive_into X SHAPES STORE DIR: every fp16 candidate of SHAPES measured into STORE (cache in DIR), a problem at a time
+  local shape
+  for shape in ${2//,/ }; do
+    step "$shape fp16: exhaustive into the store"
+    timeout 200 "$1/autotune" --space cuda --shape "$shape" --dtype fp16 --strategy exhaustive --budget 100000 \
+      --out "$3" --cache "$4/exhaustive.tsv" >> "$4/exhaustive.log" 2>&1
+    echo "autotune rc=$?"; grep -A2 "^layer" "$4/exhaustive.log" | tail -2
+  done
 }
 store_runs() {  # store_runs X COMMITTED NEW DIR [BATCHES [DTYPES]]: kgemm-run with both stores, ResNet-50 (default b128 and b1, fp16 and fp32)
   local batch dtype side store
