@@ -766,8 +766,8 @@ TEST(SearchSpace, AnotherDevicesStoreStartsTheSearchWithWhatDispatchWouldRunHere
   });
 }
 
-// Deeper slab pipelines are searched only on spaces that stage more buffers, and only where a
-// team walks at least as many slabs as the pipeline has buffers.
+// Deeper slab pipelines are searched only on spaces that stage more buffers, and only where at
+// least as many slabs pass through a team's buffers as it has.
 TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
@@ -787,6 +787,13 @@ TEST(SearchSpace, DeepPipelinesOnlyWhereTheSpaceHasThemAndTeamsWalkEnoughSlabs) 
   EXPECT_TRUE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_st3"), short_k));
   EXPECT_FALSE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_st4"), short_k));
   EXPECT_FALSE(stages_fit(parse_config("mb32_nb32_kb32_tm4_tn4_team64_ks2_st3"), short_k));  // 2 slabs per split
+  // The warp-specialized kernel's buffers carry from a team's block to its next: two slabs a
+  // block (K = 128) keep four buffers busy where the grid has blocks to walk, not in one block.
+  const Config walking = parse_config("mb128_nb256_kb64_tm64_tn256_team384_st4_ws");
+  Problem wide{Kernel::Gemm, DType::F16, 'n', 'n', 100352, 512, 128, 1};
+  EXPECT_TRUE(stages_fit(walking, wide));
+  wide.m = 128, wide.n = 256;
+  EXPECT_FALSE(stages_fit(walking, wide));
 }
 
 // Batches of products smaller than a block (the 8 x 8 squares): on spaces that group products

@@ -23,6 +23,13 @@ inline long grid_blocks(const Config& c, const Problem& problem) {
 // K slabs of a block, and of one team: the whole K, or its split's share.
 inline int block_slabs(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs; }
 inline int slabs_per_team(const Config& c, const Problem& problem) { return split_slabs(c, problem.k).slabs_per_split; }
+// K slabs that pass through one team's slab buffers: its block's (or split's) share; on the
+// warp-specialized kernel, whose teams walk their blocks in turn with the buffers carried from one
+// block to the next (warp_specialized_gemm.hpp), those of every block it may be given: the
+// grid's, since how many teams run at once is the device's.
+inline long slabs_through_buffers(const Config& c, const Problem& problem) {
+  return long(slabs_per_team(c, problem)) * (c.warp_specialized() ? grid_blocks(c, problem) * c.ks : 1);
+}
 
 // Split K pays when the grid of blocks is too small to fill the device and each split still
 // has a few slabs to pipeline; above this many blocks, a grid fills any current GPU.

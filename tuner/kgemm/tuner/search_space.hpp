@@ -35,9 +35,9 @@ inline bool edge_fits(int edge, int extent, int smallest_listed) {
   return tile_fits(edge, extent, smallest_listed) && (edge >= kSmallestEdgeForLargeExtents || edge >= extent);
 }
 
-// More slab buffers than the default pay only for teams that walk at least as many slabs.
+// More slab buffers than the default pay only where at least as many slabs pass through them.
 inline bool stages_fit(const Config& c, const Problem& problem) {
-  return c.slab_buffers == 0 || slabs_per_team(c, problem) >= c.slab_buffers;
+  return c.slab_buffers == 0 || slabs_through_buffers(c, problem) >= c.slab_buffers;
 }
 
 // Several products per team pay for batches of products that fit one block each.

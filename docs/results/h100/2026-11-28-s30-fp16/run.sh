@@ -9,6 +9,9 @@
 #     verified after the fp16 step, so that the figures come first);
 #   fp16: kgemm-run with STORE and the new store and the cuBLAS peer, ResNet-50 fp16 at batch 128;
 #   runs: kgemm-run with both stores, ResNet-50 fp16 and fp32 at batch 128 and 1, and the cuBLAS peer;
+#   fallback: kgemm-run with only OTHER (another GPU's store, a path in the checkout) on the
+#     store search path, as a device without a store of its own runs out of the box, ResNet-50
+#     fp16 and fp32 at batch 128 and 1 (compare with the runs step's new store);
 #   ncu: Nsight Compute's sections (speed of light, warp states, memory, occupancy) for one kgemm
 #     kernel per PROBES entry (SHAPE:CONFIG) and cuBLAS' default kernel on the same shape.
 # VERIFY=0 leaves out the stores step's --verify-store.
@@ -54,6 +57,16 @@ has stores && [ "${VERIFY:-1}" != 0 ] && verify_store "$X" "$R/store.yaml" "$R"
 if has runs; then
   store_runs "$X" "$COMMITTED" "$R/store.yaml" "$R"
   cublas_runs "$R"
+fi
+if has fallback; then
+  mkdir -p "$R/other" && cp "$PWD/$OTHER" "$R/other/"
+  for batch in 128 1; do
+    for dtype in fp16 fp32; do
+      KGEMM_CONFIG_PATH=$R/other timeout 120 $X/kgemm-run --space cuda --batch $batch --dtype $dtype --format csv \
+        > "$R/fallback-$dtype-b$batch.csv" 2> "$R/fallback-$dtype-b$batch.err"
+      echo "b$batch $dtype fallback: $(geomean "$R/fallback-$dtype-b$batch.csv") $(grep -m1 -o 'same architecture[^;]*' "$R/fallback-$dtype-b$batch.err" "$R/fallback-$dtype-b$batch.csv" | head -1)"
+    done
+  done
 fi
 if has ncu; then
   step "ncu: kgemm and cuBLAS kernels"
