@@ -9,6 +9,9 @@
 #     verified after the fp16 step, so that the figures come first);
 #   fp16: kgemm-run with STORE and the new store and the cuBLAS peer, ResNet-50 fp16 at batch 128;
 #   runs: kgemm-run with both stores, ResNet-50 fp16 and fp32 at batch 128 and 1, and the cuBLAS peer;
+#   retune: autotune (climb, budget 20, from STORE's own entries) of ResNet-50 fp32 at batch 128
+#     and 1 and fp16 at batch 1 into the new store, then both stores and the cuBLAS peer on those
+#     rows (fp16 batch 128 left: every layer searched exhaustively);
 #   fallback: kgemm-run with only OTHER (another GPU's store, a path in the checkout) on the
 #     store search path, as a device without a store of its own runs out of the box, ResNet-50
 #     fp16 and fp32 at batch 128 and 1 (compare with the runs step's new store);
@@ -57,6 +60,17 @@ has stores && [ "${VERIFY:-1}" != 0 ] && verify_store "$X" "$R/store.yaml" "$R"
 if has runs; then
   store_runs "$X" "$COMMITTED" "$R/store.yaml" "$R"
   cublas_runs "$R"
+fi
+if has retune; then
+  step "retune: fp32 b128 and b1, fp16 b1, climb budget 20"
+  timeout 200 $X/autotune --space cuda --batch 128,1 --dtype fp32 --budget 20 --out "$R/store.yaml" > "$R/retune-fp32.log" 2>&1
+  echo "autotune fp32 rc=$? $(tail -1 "$R/retune-fp32.log")"
+  timeout 100 $X/autotune --space cuda --batch 1 --dtype fp16 --budget 20 --out "$R/store.yaml" > "$R/retune-fp16.log" 2>&1
+  echo "autotune fp16 rc=$? $(tail -1 "$R/retune-fp16.log")"
+  store_runs "$X" "$COMMITTED" "$R/store.yaml" "$R" 128 fp32
+  store_runs "$X" "$COMMITTED" "$R/store.yaml" "$R" 1 "fp16 fp32"
+  cublas_runs "$R" 128 fp32
+  cublas_runs "$R" 1 "fp16 fp32"
 fi
 if has fallback; then
   mkdir -p "$R/other" && cp "$PWD/$OTHER" "$R/other/"
