@@ -110,10 +110,10 @@ struct DispatchChoice {
 const char* to_string(DispatchChoice::Source source);
 
 // The dispatch model's choice for `problem` among `store`'s configs, fitted with `device`'s
-// facts (rank_stored_configs): the best-ranked one `runs` lets run, told of each it turns down
-// (`turned_down`), best first; the space default (DispatchChoice::Source::Default, `fallback()`)
-// where none runs. Dispatch asks legality on the device at hand; `kgemm-run --why-store`, on a
-// store of another machine, lets every config run.
+// facts (rank_stored_configs): the first that `runs` lets run, asked in rank order (so it may
+// report the ones it turns down); the space default (DispatchChoice::Source::Default,
+// `fallback()`) where none runs. Dispatch asks legality on the device at hand; `kgemm-run
+// --why-store`, on a store of another machine, lets every config run.
 DispatchChoice choose_stored(const ConfigStore& store, const Problem& problem, const DeviceInfo& device,
                              const std::function<Config()>& fallback,
                              const std::function<bool(const RatePrediction&)>& runs);
