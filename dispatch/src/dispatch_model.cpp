@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "kgemm/spaces/space_traits.hpp"
-#include "kgemm/text_number.hpp"
 #include "kgemm/tuning_policy.hpp"
 
 namespace kgemm {
@@ -18,15 +17,6 @@ namespace {
 constexpr int kSmThreads = 2048, kSmBlocks = 32;
 
 }  // namespace
-
-std::string dispatch_model_summary() {
-  return "predicted = the rate the config measured on its own shape x fit x busy here / fit x busy there x trust; "
-         "fit = padding x fill x depth (useful share of the blocks computed, of the device's team slots over the "
-         "grid's waves, of a team's K walk against its fixed cost), busy = the share of the call not spent in split "
-         "K's sum pass (partial sums at the device's peak memory bandwidth), trust = exp(-" +
-         shortest(kHostTrustDecay) + " x shape distance) on hosts, exp(-" + shortest(kGpuTrustDecay) +
-         " x shape distance) on GPUs";
-}
 
 int team_slots(const Config& config, const DeviceInfo& device) {
   const int team = std::max(config.team, 1), units = std::max(device.threads, 1);

@@ -48,6 +48,7 @@
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/spaces/device_info.hpp"
+#include "kgemm/text_number.hpp"
 
 namespace kgemm {
 
@@ -65,7 +66,16 @@ inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? 
 
 // The model above in one sentence with this build's constants, for the tools that explain a
 // choice (kgemm-run's help and --why): what the prediction multiplies, each factor in words.
-std::string dispatch_model_summary();
+// Inline: the command-line parsers that print it are also built without the dispatch library
+// (tests/fuzz).
+inline std::string dispatch_model_summary() {
+  return "predicted = the rate the config measured on its own shape x fit x busy here / fit x busy there x trust; "
+         "fit = padding x fill x depth (useful share of the blocks computed, of the device's team slots over the "
+         "grid's waves, of a team's K walk against its fixed cost), busy = the share of the call not spent in split "
+         "K's sum pass (partial sums at the device's peak memory bandwidth), trust = exp(-" +
+         shortest(kHostTrustDecay) + " x shape distance) on hosts, exp(-" + shortest(kGpuTrustDecay) +
+         " x shape distance) on GPUs";
+}
 
 // A host team's fixed cost in K steps (see depth above).
 inline constexpr int kHostFixedDepth = 16;
