@@ -88,9 +88,10 @@ struct WarpSpecializedGemm : SlabPipeline<ExecSpace, half, half, false, SlabBuff
   static_assert(kTeamsPerSM == 1 || warp_specialized_pairs(WN), "kgemm: this tile's teams run one to a multiprocessor");
   using LaunchPolicy = BoundedTeamPolicy<ExecSpace, kMaxTeam, kTeamsPerSM>;
   // Where a tile's accumulators take half the registers a thread starts with or more (64 x 256
-  // tiles; 64 x 128 ones in paired teams and in teams of three tiles), the producer's warpgroup keeps few and the tiles take
-  // the rest: otherwise ptxas spills. Elsewhere the accumulators fit beside the rest, and the
-  // hand-over (and the epilogue computed again per block that it brings, below) is not repaid.
+  // tiles; 64 x 128 ones in paired teams and in teams of three tiles), the producer's warpgroup
+  // keeps few and the tiles take the rest: otherwise ptxas spills. Elsewhere the accumulators fit
+  // beside the rest, and the hand-over (and the epilogue computed again per block that it brings,
+  // below) is not repaid.
   static constexpr int kEntryRegisters = wgmma::registers_at_entry(kMaxTeam, kTeamsPerSM);
   static constexpr bool kHandsOverRegisters = WN >= kEntryRegisters;  // WN / 2 accumulators >= half
   static constexpr int kTileRegisters = wgmma::tile_registers(kMaxTeam, kTeamsPerSM);
