@@ -21,10 +21,10 @@ PEAK_KEY = "fma_peak_gflops_"  # + space: a context key of kgemm-fma-peak's file
 # Column and legend order: CPU spaces before the GPU, our kernel before its peers.
 SPACE_ORDER = ("serial", "openmp", "cuda")
 IMPL_ORDER = ("kgemm", "kgemm-default", "openblas", "mkl", "blis", "kokkosblas", "kkbatched", "cublas", "cublaslt",
-              "cublaslt-tf32")
+              "cutlass", "cublaslt-tf32", "cutlass-tf32")
 # Impls computing with less precision than the row's dtype says (TF32 inputs for fp32): shown with
 # their own ratio, never a row's best peer.
-LOWER_PRECISION_IMPLS = ("cublaslt-tf32",)
+LOWER_PRECISION_IMPLS = ("cublaslt-tf32", "cutlass-tf32")
 
 
 class ReportError(Exception):
