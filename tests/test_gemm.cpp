@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "kgemm/slab_pipeline.hpp"
 #include "kgemm/slab_stager.hpp"
 #include "kgemm/spaces/team_scratch.hpp"
 #include "kgemm/spaces/tensor_core_tile.hpp"
@@ -157,6 +158,54 @@ TEST(SlabStager, ReadsInPlaceOnlyWhereTheSourceHoldsTheSlab) {
   EXPECT_FALSE((SlabStager<Space, half, float>(team, ld, MatrixRef<const half>(nullptr, 300, 100, 100, 1, 0), 0, 0, 0,
                                                32, 64, false, true)
                      .in_place));  // widened while staged
+}
+
+// The block schedule every kernel launches by (BlockSchedule, here a host pipeline's): over all work items and product teams, each block
+// of each product is written by exactly one team per split, the splits of a block cover its K
+// slabs once, in order and none empty, and teams past the batch's end write nothing. Shapes with
+// edge blocks, both walking orders (N < M and N >= M), K short of one slab, splits that do not
+// divide the slabs, and products per team that do not divide the batch.
+TEST(BlockSchedule, EveryBlockAndSlabOnceAcrossTeamsAndSplits) {
+  struct Case {
+    int m, n, k, batch;
+    const char* config;
+  };
+  for (const Case& c : {Case{100, 37, 300, 1, "mb64_nb32_kb32_tm8_tn8_team32"},
+                        Case{37, 100, 300, 3, "mb32_nb64_kb32_tm8_tn8_team32_ks4"},
+                        Case{49, 512, 4608, 1, "mb32_nb64_kb64_tm8_tn16_team16_ks7"},
+                        Case{9, 7, 5, 33, "mb8_nb8_kb32_tm4_tn4_team8_bb2"},
+                        Case{64, 64, 20, 2, "mb32_nb32_kb32_tm8_tn8_team16_ks3"}}) {
+    SCOPED_TRACE(c.config);
+    const Config config = parse_config(c.config);
+    GemmArgs<float> args;  // the shapes alone: placing blocks reads no data
+    args.A = MatrixRef<const float>(nullptr, c.m, c.k, c.k, 1, c.m * c.k);
+    args.B = MatrixRef<const float>(nullptr, c.k, c.n, c.n, 1, c.k * c.n);
+    args.C = MatrixRef<float>(nullptr, c.m, c.n, c.n, 1, c.m * c.n);
+    args.batch = c.batch;
+    const SlabPipeline<Kokkos::DefaultHostExecutionSpace, float, float, false, 1> s(args, config, 1);
+    EXPECT_EQ(s.walk_n_first, c.n < c.m);
+    EXPECT_LE(s.splits, config.ks);
+    std::vector<int> writes(std::size_t(s.blocks()) * s.splits, 0);
+    for (int work = 0; work < s.work_items(); ++work)
+      for (int group = 0; group < config.bb; ++group) {
+        const BlockOrigin at = s.origin(work, group);
+        ASSERT_TRUE(at.b >= 0 && at.b < c.batch && at.m0 >= 0 && at.m0 < c.m && at.n0 >= 0 && at.n0 < c.n);
+        EXPECT_EQ(at.m0 % config.mb + at.n0 % config.nb, 0);
+        const SlabRange range = s.slab_range(at);
+        EXPECT_LT(range.first, range.end);  // no split without slabs
+        EXPECT_EQ(range.first, at.split * s.slabs_per_split);
+        if (at.split + 1 == s.splits) EXPECT_GE(range.end * config.kb, c.k);
+        if (at.writes) ++writes[std::size_t(at.block) * s.splits + at.split];
+      }
+    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(), [](int n) { return n == 1; }));
+    // place() is one-to-one onto the grid of block corners.
+    std::vector<int> corners(std::size_t(s.blocks()), 0);
+    for (int block = 0; block < s.blocks(); ++block) {
+      const BlockOrigin at = s.place(block);
+      ++corners[(std::size_t(at.b) * s.blocks_m + at.m0 / config.mb) * s.blocks_n + at.n0 / config.nb];
+    }
+    EXPECT_TRUE(std::all_of(corners.begin(), corners.end(), [](int n) { return n == 1; }));
+  }
 }
 
 // Host spaces multiply a whole tile from A and B straight into C (TiledGemm::multiplies_in_place)

@@ -1,23 +1,23 @@
 #pragma once
-// The team pattern every kgemm kernel shares: a Kokkos team per MB x NB block of C, K walked in
-// KB-deep slabs of op(A) and op(B) staged in team scratch, in SlabBuffers slab buffers: where the
-// space can overlap copies with arithmetic (GPUs), SlabBuffers - 1 slabs are copied ahead of the one
-// multiplied (Config::slab_buffers; SpaceTraits::default_slab_buffers by default). What multiplies a staged slab
-// pair is the kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
-// (tensor_core_gemm.hpp). With split K (Config::ks) several teams share a block, each over its
-// own range of slabs into a partial block of its own, and a second kernel adds them up into C
-// (split_sum.hpp). With
-// several products per team (Config::bb) each product team works as a team of its own here,
-// in its own share of the scratch (product_team.hpp).
+// The team pattern every kgemm kernel shares: a Kokkos team per MB x NB block of C (placed by
+// BlockSchedule, block_schedule.hpp), K walked in KB-deep slabs of op(A) and op(B) staged in
+// team scratch, in SlabBuffers slab buffers: where the space can overlap copies with arithmetic
+// (GPUs), SlabBuffers - 1 slabs are copied ahead of the one multiplied (Config::slab_buffers;
+// SpaceTraits::default_slab_buffers by default). What multiplies a staged slab pair is the
+// kernel's own: register micro-tiles (tiled_gemm.hpp) or tensor-core warp tiles
+// (tensor_core_gemm.hpp); the results leave through BlockEpilogue (block_epilogue.hpp): into C
+// or, with split K (Config::ks), into each split's partial block, which a second kernel adds up
+// into C (split_sum.hpp). With several products per team (Config::bb) each product team works as
+// a team of its own here, in its own share of the scratch (product_team.hpp).
 #include <Kokkos_Core.hpp>
 #include <cstddef>
-#include <cstdint>
 #include <type_traits>
 
+#include "kgemm/block_epilogue.hpp"
+#include "kgemm/block_schedule.hpp"
 #include "kgemm/config.hpp"
 #include "kgemm/launch_policy.hpp"
 #include "kgemm/matrix_ref.hpp"
-#include "kgemm/packed.hpp"
 #include "kgemm/product_team.hpp"
 #include "kgemm/run_stager.hpp"
 #include "kgemm/slab_layout.hpp"
@@ -26,16 +26,6 @@
 #include "kgemm/spaces/space_traits.hpp"
 
 namespace kgemm {
-
-// Block coordinates of one product team: product b, first row m0 and first column n0 of its C
-// block; the block's index over all products, which of its K ranges (split) the team walks,
-// and whether it writes C (a product team past the batch's end walks the last block's slabs,
-// for the team's barriers, and writes nothing).
-struct BlockOrigin {
-  int b, m0, n0;
-  int block, split;
-  bool writes;
-};
 
 // The plans of both operands' runs, where the pipeline stages runs; nothing otherwise (an unused
 // member still costs registers: docs/gpu-notes.md).
@@ -51,7 +41,9 @@ struct OperandRuns<Plan, true> {
 // Layout: how slabs lie in scratch (slab_layout.hpp): row-major and padded, or one operand alone
 // in the swizzled tiles of Hopper's warpgroup MMA, which only runs stage.
 template <class ExecSpace, class Scalar, class Slab, bool Runs, int SlabBuffers, class Layout = PaddedSlabs<>>
-struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, Layout::b_in_fragment_k_order>, Runs> {
+struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, Layout::b_in_fragment_k_order>, Runs>,
+                      BlockSchedule<SlabPipeline<ExecSpace, Scalar, Slab, Runs, SlabBuffers, Layout>>,
+                      BlockEpilogue<SlabPipeline<ExecSpace, Scalar, Slab, Runs, SlabBuffers, Layout>, Scalar> {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using LaunchPolicy = KernelTeamPolicy<ExecSpace>;  // what the kernel launches with
@@ -69,6 +61,8 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   // Slab rows padded by one copy run: bank-conflict-free on GPUs, and runs stay aligned.
   static constexpr int kPad = Traits::is_gpu ? Stager::kRun : 0;
 
+  // The fields of the call, its blocks and its slabs, which BlockSchedule and BlockEpilogue read
+  // too, in the order the GPU kernels' registers were tuned with (block_schedule.hpp).
   GemmArgs<Scalar> args;
   int mb, nb, kb;
   int blocks_m, blocks_n;
@@ -110,26 +104,14 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
            (!Layout::stages_b || Plan::applies(a.B, c.nb, stagers));
   }
 
-  // Whether every run of R adjacent elements of C's rows that starts at a multiple of R is
-  // aligned for one access: rows contiguous, every row of every product starting aligned.
-  template <int R>
-  KOKKOS_INLINE_FUNCTION bool rows_take_runs() const {
-    const auto& C = args.C;
-    return C.col_stride == 1 && reinterpret_cast<std::uintptr_t>(C.data) % (R * sizeof(Scalar)) == 0 &&
-           C.row_stride % R == 0 && C.batch_stride % R == 0;
-  }
-
-  KOKKOS_INLINE_FUNCTION int blocks() const { return blocks_m * blocks_n * args.batch; }
-  // A team's work item: the blocks of its products, one split of each. The grid launches a team
-  // per work item; a persistent kernel (kPersistent) as many as run at once, each walking work
-  // items the league size apart.
-  int work_items() const { return ceil_div(blocks(), products_per_team) * splits; }
+  // A persistent kernel launches as many teams as run at once, each walking work items the
+  // league size apart; the others a team per work item (BlockSchedule::work_items).
   static constexpr bool kPersistent = false;
 
   // Global memory the kernel reads beside the operands, set up for a launch on `space`: split K's
   // partial blocks, one per work item.
   void use_global_memory(const ExecSpace&) {
-    if (splits > 1) partials = split_partials<typename ExecSpace::memory_space>(std::size_t(work_items()) * mb * nb);
+    if (splits > 1) partials = split_partials<typename ExecSpace::memory_space>(std::size_t(this->work_items()) * mb * nb);
   }
 
   KOKKOS_INLINE_FUNCTION static std::size_t aligned_bytes(std::size_t bytes) {
@@ -143,36 +125,6 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
   std::size_t scratch_bytes(std::size_t extra_bytes) const { return products_per_team * product_bytes(extra_bytes) + kAlign; }
 
   KOKKOS_INLINE_FUNCTION ProductTeam<Member> product_team(const Member& team) const { return {team, threads_per_product}; }
-
-  // Where product team `group` of work item `work` (a team's league rank, where each has one) works.
-  KOKKOS_INLINE_FUNCTION BlockOrigin origin(int work, int group) const {
-    const int wanted = work / splits * products_per_team + group;
-    const bool writes = wanted < blocks();
-    const int block = writes ? wanted : blocks() - 1;
-    const BlockOrigin at = place(block);
-    return {at.b, at.m0, at.n0, block, work % splits, writes};
-  }
-  // Where block `block` lies: a block's splits are neighbours, then consecutive blocks walk
-  // across N where B is the smaller operand (N < M: batch 128's im2col GEMMs, most of batch 1's),
-  // down M otherwise. Across N, a block row's A tile is reused while it is in cache: on host
-  // spaces by the next blocks of the same thread, on GPUs by the teams in flight beside it, which
-  // then read each A row panel from memory once and B, the smaller operand, from L2. Walking
-  // down M would read all of A again for every block column, from memory once A outgrows the
-  // caches (measured: docs/gpu-notes.md, "Measurements behind the code").
-  KOKKOS_INLINE_FUNCTION BlockOrigin place(int block) const {
-    const int per_product = blocks_m * blocks_n, in_product = block % per_product;
-    if (walk_n_first) return {block / per_product, (in_product / blocks_n) * mb, (in_product % blocks_n) * nb, block, 0, true};
-    return {block / per_product, (in_product % blocks_m) * mb, (in_product / blocks_m) * nb, block, 0, true};
-  }
-
-  // The K slabs the team of block split `at` walks: first ... end - 1.
-  struct SlabRange {
-    int first, end;
-  };
-  KOKKOS_INLINE_FUNCTION SlabRange slab_range(const BlockOrigin& at) const {
-    const int first = at.split * slabs_per_split;
-    return {first, first + slabs_per_split < slabs ? first + slabs_per_split : slabs};
-  }
 
   // A product team's scratch: slab buffers first, the kernel's own region at extra().
   KOKKOS_INLINE_FUNCTION char* scratch(const Member& team, std::size_t extra_bytes, int group) const {
@@ -228,7 +180,7 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
       if constexpr (Layout::stages_b) b_stager.stage(b_slab(slab), slab, depth(slab));
     };
 
-    const SlabRange range = slab_range(at);
+    const SlabRange range = this->slab_range(at);
     const int first = range.first, end = range.end;
     // The slabs copied ahead of the one multiplied. One barrier per slab suffices: past it,
     // every thread's copies of this slab are visible and every thread is done with the previous
@@ -268,88 +220,6 @@ struct SlabPipeline : OperandRuns<RunPlan<ExecSpace, Scalar, Layout::swizzled, L
                  b_stager.ld_read, depth(slab));
       }
     }
-  }
-
- public:
-  // Results in runs (the tensor-core kernel's pairs): visit(store) calls store(r, c, values) for
-  // runs of R adjacent columns of the block (r, c .. c + R - 1; c a multiple of R). Split K's
-  // partial blocks, and a block inside C with beta = 0 and rows that take runs, store each run
-  // as one unchecked access; other blocks element by element. Checks per run (edges, beta),
-  // unrolled over a 64 x 64 warp tile, would overflow the instruction cache on interior blocks
-  // (docs/gpu-notes.md, s7).
-  template <int R, class Visit>
-  KOKKOS_INLINE_FUNCTION void store_results(const BlockOrigin& at, Visit&& visit) const {
-    static_assert(R * sizeof(float) <= 16, "kgemm: runs are stored 16 bytes at most at a time");
-    if (!at.writes) return;
-    if (splits > 1) {  // partial blocks are nb wide and 64-byte aligned
-      float* partial = partial_block(at.block, at.split);
-      visit([&](int r, int c, const float (&values)[R]) { store_packed(partial + r * nb + c, values, 1.0f); });
-      return;
-    }
-    const auto& C = args.C;
-    const bool runs = args.beta == 0.0f && at.m0 + mb <= C.rows && at.n0 + nb <= C.cols && rows_take_runs<R>();
-    if (runs) {
-      // From the block's corner, with C's unit column stride spelled out: each thread's runs are
-      // stores at fixed offsets from a row pointer or two. Through C(b, i, j) each run would
-      // work its 64-bit address out afresh (the column stride is a run-time value), ten
-      // instructions a store, and short-K blocks spend much of their time storing (docs/gpu-notes.md, s17).
-      Scalar* corner = &C(at.b, at.m0, at.n0);
-      const std::ptrdiff_t ld = C.row_stride;
-      visit([&](int r, int c, const float (&values)[R]) { store_packed(corner + r * ld + c, values, args.alpha); });
-    } else
-      visit([&](int r, int c, const float (&values)[R]) {
-        for (int q = 0; q < R; ++q) store_c(at.b, at.m0 + r, at.n0 + c + q, values[q]);
-      });
-  }
-
-  // One result, any case: element (r, c) of the block into C, or into the partial block (its
-  // index spelled out: through partial_block() the 8x8 fp32 tile needs more registers; docs/gpu-notes.md, s7).
-  KOKKOS_INLINE_FUNCTION void store(const BlockOrigin& at, int r, int c, float value) const {
-    if (!at.writes) return;
-    if (splits == 1)
-      store_c(at.b, at.m0 + r, at.n0 + c, value);
-    else
-      partials[(std::size_t(at.block) * splits + at.split) * mb * nb + r * nb + c] = value;
-  }
-
-  // n adjacent results of block row r (columns c ... c + n - 1): one unit-stride loop, which
-  // CPUs vectorise, where the row lies inside C with unit column stride and K is not split;
-  // element by element otherwise.
-  template <class T>
-  KOKKOS_INLINE_FUNCTION void store_row(const BlockOrigin& at, int r, int c, const T* values, int n) const {
-    const auto& C = args.C;
-    const int i = at.m0 + r, j = at.n0 + c;
-    if (at.writes && splits == 1 && C.col_stride == 1 && i < C.rows && j + n <= C.cols) {
-      Scalar* out = &C(at.b, i, j);
-      const float alpha = args.alpha, beta = args.beta;
-      if (beta == 0.0f)  // C is not read (store_c)
-        for (int q = 0; q < n; ++q) out[q] = Scalar(alpha * float(values[q]));
-      else
-        for (int q = 0; q < n; ++q) out[q] = Scalar(alpha * float(values[q]) + beta * float(out[q]));
-      return;
-    }
-    for (int q = 0; q < n; ++q) store(at, r, c + q, float(values[q]));
-  }
-
-  template <class T, int R>
-  KOKKOS_INLINE_FUNCTION static void store_packed(T* to, const float (&values)[R], float scale) {
-    Packed<T, R> run;
-    for (int q = 0; q < R; ++q) run.v[q] = T(scale * values[q]);
-    *reinterpret_cast<Packed<T, R>*>(to) = run;
-  }
-
-  KOKKOS_INLINE_FUNCTION float* partial_block(int block, int split) const {
-    return partials + (std::size_t(block) * splits + split) * mb * nb;
-  }
-
-  // C(b, i, j) = alpha * value + beta * C(b, i, j) inside C. C is not read when beta == 0
-  // (BLAS convention), so NaNs in an uninitialised C never leak into the result.
-  KOKKOS_INLINE_FUNCTION void store_c(int b, int i, int j, float value) const {
-    const auto& C = args.C;
-    if (i >= C.rows || j >= C.cols) return;
-    value *= args.alpha;
-    if (args.beta != 0.0f) value += args.beta * float(C(b, i, j));
-    C(b, i, j) = Scalar(value);
   }
 };
 

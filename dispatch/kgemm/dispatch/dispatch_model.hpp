@@ -14,7 +14,7 @@
 //   trust     = exp(-trust_decay(device) x distance)            shape_distance: on hosts a rate
 //                                                              measured on a far shape says less
 //
-// teams = ceil(blocks x batch / bb) x splits, as the kernels launch them (slab_pipeline.hpp);
+// teams = ceil(blocks x batch / bb) x splits, as the kernels launch them (block_schedule.hpp);
 // slots = the teams the device runs at full speed at once (team_slots); Kt = the K extent one
 // team walks (split K's share of the slabs). K0 is a team's fixed cost in K steps: on GPUs the
 // slab pipeline's fill, slab buffers x kb (the first slabs' global-memory latency is not hidden
