@@ -7,7 +7,8 @@
 # STORE: the GPU's committed store, OTHER: another GPU's (paths in the checkout). Steps (STEPS):
 #   tests: the CUDA tests (PACK's tests/);
 #   compare: ROUNDS rounds of kgemm-run, before and after builds, then OTHER alone on the store
-#     search path (the out-of-the-box run), ResNet-50 at batch 128 and 1, fp16 and fp32;
+#     search path (the out-of-the-box run), ResNet-50 at CMP_BATCHES (default 128 1) and
+#     CMP_DTYPES (default fp16 fp32);
 #   cublas: the cuBLAS peer on the same shapes (its JSON written through nlohmann-json);
 #   cutlass: CUTLASS' 3xTF32 and 1xTF32 GEMMs (benchmarks/cutlass_peer, the fastest of its tiles
 #     per shape) on ResNet-50 fp32 at batch 128 and 1, kgemm's inputs (CUTLASS_TAR: CUTLASS'
@@ -43,9 +44,9 @@ run_set() {  # run_set NAME EXE BATCH DTYPE [env...]: one kgemm-run of ResNet-50
 if has compare; then
   for round in $(seq ${ROUNDS:-2}); do
     step "compare: round $round"
-    for batch in 128 1; do
+    for batch in ${CMP_BATCHES:-128 1}; do
       [ $round = 1 ] && $X/kgemm-run --space cuda --batch $batch --list-shapes > "$R/shapes-b$batch.csv"
-      for dtype in fp16 fp32; do
+      for dtype in ${CMP_DTYPES:-fp16 fp32}; do
         run_set before$round "$B/tools/kgemm-run" $batch $dtype KGEMM_CONFIG_FILE=$COMMITTED
         run_set after$round "$X/kgemm-run" $batch $dtype KGEMM_CONFIG_FILE=$COMMITTED
         run_set other$round "$X/kgemm-run" $batch $dtype KGEMM_CONFIG_PATH=$R/other
