@@ -160,11 +160,12 @@ TEST(SlabStager, ReadsInPlaceOnlyWhereTheSourceHoldsTheSlab) {
                      .in_place));  // widened while staged
 }
 
-// The block schedule every kernel launches by (BlockSchedule, here a host pipeline's): over all work items and product teams, each block
-// of each product is written by exactly one team per split, the splits of a block cover its K
-// slabs once, in order and none empty, and teams past the batch's end write nothing. Shapes with
-// edge blocks, both walking orders (N < M and N >= M), K short of one slab, splits that do not
-// divide the slabs, and products per team that do not divide the batch.
+// The block schedule every kernel launches by (BlockSchedule, here a host pipeline's): over all
+// work items and product teams, each block of each product is written by exactly one team per
+// split, the splits of a block cover its K slabs once, in order and none empty, and teams past
+// the batch's end write nothing. Shapes with edge blocks, both walking orders (N < M and
+// N >= M), K short of one slab, splits that do not divide the slabs, and products per team that
+// do not divide the batch.
 TEST(BlockSchedule, EveryBlockAndSlabOnceAcrossTeamsAndSplits) {
   struct Case {
     int m, n, k, batch;

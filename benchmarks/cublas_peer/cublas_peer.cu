@@ -263,25 +263,24 @@ Impl<T> cublaslt_best(const Handles& handles, const Problem& p, ProblemData<T>& 
   const std::vector<double> times = time_candidates(data.operands, candidates);
   Impl<T> impl;
   if (compute == CUBLAS_COMPUTE_32F_FAST_TF32) impl.tolerance = kTf32Tolerance;
-  const auto fastest = std::min_element(times.begin(), times.end());
-  if (fastest == times.end() || std::isinf(*fastest)) {
-    impl.chosen.chosen_text = "no cuBLASLt algorithm ran (" + std::to_string(algos.size()) + " candidates)";
+  const int rank = fastest_candidate(times);
+  if (rank < 0) {
+    impl.chosen.text = "no cuBLASLt algorithm ran (" + std::to_string(algos.size()) + " candidates)";
     return impl;
   }
-  const int rank = static_cast<int>(fastest - times.begin());
   const double heuristic_us = std::isinf(times[0]) ? std::nan("") : times[0];
   const std::string algorithm = describe(algos[rank]);
   impl.call = [matmul, algo = algos[rank], handles](const T* a, const T* b, T* c) {
     CUBLAS_CHECK(matmul->run(handles.lt, algo, a, b, c, handles.lt_workspace));
   };
-  impl.chosen.chosen = {{"lt_algorithm", algorithm},
+  impl.chosen.fields = {{"lt_algorithm", algorithm},
                         {"lt_candidates", algos.size()},
                         {"lt_rank", rank},
                         {"lt_heuristic_us", heuristic_us}};
   char text[256];
   std::snprintf(text, sizeof text, "  %s, #%d of %zu (heuristic's first %.2f us)", algorithm.c_str(), rank,
                 algos.size(), heuristic_us);
-  impl.chosen.chosen_text = text;
+  impl.chosen.text = text;
   return impl;
 }
 

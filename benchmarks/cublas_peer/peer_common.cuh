@@ -427,14 +427,18 @@ double kgemm_max_rel_err(const Problem& p, uint64_t seed_a, uint64_t seed_b, con
 // ---------------------------------------------------------------------------------------------
 // Measurement
 
+// What an impl chose among its library's kernels: the peer's own JSON fields (written before the
+// label) and the same said at the end of its table row; empty for an impl that chooses nothing.
+struct Choice {
+  Json fields = Json::object();
+  std::string text;
+};
+
 struct Measurement {
   double kernel_us = 0, launch_us = 0, call_us = 0, transfer_us = 0;
   int copies = 0;
   double max_rel_err = std::nan("");  // measured with --kgemm-inputs
-  // What the impl chose (a peer's own fields, written before the label) and the same said at the
-  // end of its table row; empty for an impl that chooses nothing.
-  Json chosen = Json::object();
-  std::string chosen_text;
+  Choice chosen;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -479,8 +483,8 @@ template <class T>
 using TryCall = std::function<bool(const T* a, const T* b, T* c)>;
 
 // The time of each candidate kernel on the problem's rotating operands, for a peer to keep the
-// fastest: one untimed call on the first copy, then kSelectReps queued calls, median. A candidate
-// the library refuses on its first call gets INFINITY.
+// fastest (fastest_candidate): one untimed call on the first copy, then kSelectReps queued calls,
+// median. A candidate the library refuses on its first call gets INFINITY.
 template <class T>
 std::vector<double> time_candidates(RotatingOperands<T>& operands, const std::vector<TryCall<T>>& candidates) {
   std::vector<double> times;
@@ -502,13 +506,19 @@ std::vector<double> time_candidates(RotatingOperands<T>& operands, const std::ve
   return times;
 }
 
+// The index of the fastest of time_candidates' times; -1 when no candidate ran.
+inline int fastest_candidate(const std::vector<double>& times) {
+  const auto fastest = std::min_element(times.begin(), times.end());
+  return fastest == times.end() || std::isinf(*fastest) ? -1 : static_cast<int>(fastest - times.begin());
+}
+
 // An impl's call on one copy of the operands, the bound its results are checked with, and what
-// it chose; an impl with no call (none of its library's kernels ran) says why in chosen_text.
+// it chose; an impl with no call (none of its library's kernels ran) says why in chosen.text.
 template <class T>
 struct Impl {
   std::function<void(const T* a, const T* b, T* c)> call;
   double tolerance = Storage<T>::tolerance;
-  Measurement chosen;  // chosen and chosen_text; measure() fills in the rest
+  Choice chosen;
 };
 
 // Checks the impl once on the problem, then times it: kernel (events), launch and call (host
@@ -525,7 +535,8 @@ Measurement measure(const Problem& p, const std::string& name, ProblemData<T>& d
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaMemcpy(host_c.data(), operands.c(0), host_c.size() * sizeof(T), cudaMemcpyDeviceToHost));
   check_result(p, name, impl.tolerance, data.host_a, data.host_b, host_c);
-  Measurement result = impl.chosen;
+  Measurement result;
+  result.chosen = impl.chosen;
   if (data.kgemm_inputs) result.max_rel_err = kgemm_max_rel_err(p, data.seed_a, data.seed_b, host_c);
 
   int next_copy = 0;
@@ -631,7 +642,7 @@ inline void write_json(const std::string& path, const Json& context, const std::
                 {"K", p.k}, {"batch", p.batch}, {"launch_us", m.launch_us}, {"call_us", m.call_us},
                 {"transfer_us", m.transfer_us}};
     if (!std::isnan(m.max_rel_err)) row["max_rel_err"] = m.max_rel_err;
-    for (const auto& field : m.chosen.items()) row[field.key()] = field.value();
+    for (const auto& field : m.chosen.fields.items()) row[field.key()] = field.value();
     row["label"] = p.layer;
     benchmarks.push_back(std::move(row));
   }
@@ -662,13 +673,13 @@ void run_problem(const Problem& p, size_t index, const std::string& dtype, const
     std::fflush(stdout);
     const Impl<T> impl = make(impl_name, p, data);
     if (!impl.call) {
-      std::printf("%s\n", impl.chosen.chosen_text.c_str());
+      std::printf("%s\n", impl.chosen.text.c_str());
       continue;
     }
     const Measurement m = measure<T>(p, p.name(impl_name, dtype), data, impl, options);
     records.push_back({p, impl_name, dtype, m});
     std::printf("%6d %10.2f %9.1f %10.2f %10.2f %11.1f %9.2e%s\n", m.copies, m.kernel_us, records.back().gflops(),
-                m.launch_us, m.call_us, m.transfer_us, m.max_rel_err, m.chosen_text.c_str());
+                m.launch_us, m.call_us, m.transfer_us, m.max_rel_err, m.chosen.text.c_str());
     if (!options.out_path.empty()) write_json(options.out_path, context, records, options.reps);
   }
 }

@@ -141,20 +141,20 @@ Impl<float> cutlass_best(const Problem& p, ProblemData<float>& data) {
   const std::vector<double> times = time_candidates(data.operands, candidates);
   Impl<float> impl;
   if (std::is_same<Math, cutlass::arch::OpMultiplyAdd>::value) impl.tolerance = kTf32Tolerance;
-  const auto fastest = std::min_element(times.begin(), times.end());
-  if (fastest == times.end() || std::isinf(*fastest)) {
-    impl.chosen.chosen_text = "no CUTLASS kernel ran (" + std::to_string(kernels.size()) + " of " +
-                              std::to_string(std::tuple_size<Tiles>::value) + " can implement the problem)";
+  const int fastest = fastest_candidate(times);
+  if (fastest < 0) {
+    impl.chosen.text = "no CUTLASS kernel ran (" + std::to_string(kernels.size()) + " of " +
+                       std::to_string(std::tuple_size<Tiles>::value) + " can implement the problem)";
     return impl;
   }
-  const Kernel& kept = kernels[fastest - times.begin()];
+  const Kernel& kept = kernels[fastest];
   impl.call = [run = kept.run](const float* a, const float* b, float* c) {
     const cutlass::Status status = run(a, b, c);
     if (status != cutlass::Status::kSuccess)
       fail(std::string("CUTLASS GEMM failed: ") + cutlass::cutlassGetStatusString(status));
   };
-  impl.chosen.chosen = {{"cutlass_kernel", kept.description}, {"cutlass_candidates", kernels.size()}};
-  impl.chosen.chosen_text = "  " + kept.description + ", fastest of " + std::to_string(kernels.size());
+  impl.chosen.fields = {{"cutlass_kernel", kept.description}, {"cutlass_candidates", kernels.size()}};
+  impl.chosen.text = "  " + kept.description + ", fastest of " + std::to_string(kernels.size());
   return impl;
 }
 
