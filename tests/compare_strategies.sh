@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # kgemm-compare-strategies end to end: exhaustive autotune runs on tiny shapes write a cache with
-# the device and each search's givens; the tool replays every strategy on it (an unlimited budget
-# reaches the exhaustive best), checks the dispatch model on it, and refuses what it cannot use
-# with a message: a cache of searches cut short, --starts store without the device line, a bad
-# --starts.
+# the device and each search's givens; `autotune retime` re-times each problem's leaders into it;
+# the tool replays every strategy on it (an unlimited budget reaches the exhaustive best, re-timed
+# rates included), checks the dispatch model on it, and refuses what it cannot use with a
+# message: a cache of searches cut short, --starts store without the device line, a bad --starts;
+# retime refuses a cache of another device or without one.
 # Usage: compare_strategies.sh <autotune binary> <kgemm-compare-strategies binary> <space>
 set -euo pipefail
 autotune=$1 compare=$2 space=$3
@@ -15,6 +16,15 @@ trap 'echo "compare_strategies.sh: line $LINENO failed"; tail -n 5 "$dir"/*.log 
     --cache "$dir/cache.tsv" --shape 13x17x19,29x31x37,64x48x40 > "$dir/exhaustive.log" 2>&1
 grep -q "^#device	$space	" "$dir/cache.tsv" || { echo "no #device line"; exit 1; }
 [ "$(grep -c '^#search	' "$dir/cache.tsv")" = 3 ] || { echo "expected a #search line per problem"; exit 1; }
+
+# Three leaders of each of the three problems re-timed in three rounds: nine lines appended, the
+# table a row per problem.
+lines=$(wc -l < "$dir/cache.tsv")
+"$autotune" retime --cache "$dir/cache.tsv" --top 3 --rounds 3 --reps 1 > "$dir/retime.log" 2> "$dir/retime.err"
+[ "$(wc -l < "$dir/cache.tsv")" = $((lines + 9)) ] || { echo "expected nine re-timed lines"; exit 1; }
+[ "$(tail -n 9 "$dir/cache.tsv" | grep -c '	re-timed: median of 3 rounds (')" = 9 ] || { tail -n 9 "$dir/cache.tsv"; exit 1; }
+[ "$(grep -c '^gemm_f32_nn_' "$dir/retime.log")" = 3 ] || { cat "$dir/retime.log"; exit 1; }
+grep -q '^geometric means over 3 problems: ' "$dir/retime.log" || { cat "$dir/retime.log"; exit 1; }
 
 "$compare" --cache "$dir/cache.tsv" --seeds 2 --budgets 3,100000 --per-problem > "$dir/compare.log"
 grep -q '^3 problems measured exhaustively' "$dir/compare.log" || { cat "$dir/compare.log"; exit 1; }
@@ -34,11 +44,18 @@ grep -q '^Dispatch model' "$dir/compare.log" || { echo "no dispatch model check"
 grep -v '^#device' "$dir/cache.tsv" > "$dir/no-device.tsv"
 if "$compare" --cache "$dir/no-device.tsv" 2> "$dir/no-device.err"; then echo "a cache without its device was taken"; exit 1; fi
 grep -q "needs the cache's #device line" "$dir/no-device.err" || { cat "$dir/no-device.err"; exit 1; }
+if "$autotune" retime --cache "$dir/no-device.tsv" 2> "$dir/retime-no-device.err"; then echo "retime took a cache without its device"; exit 1; fi
+grep -q "no-device.tsv has no #device line" "$dir/retime-no-device.err" || { cat "$dir/retime-no-device.err"; exit 1; }
+sed 's/^#device\t\([^\t]*\)\t[^\t]*/#device\t\1\tAnother CPU/' "$dir/cache.tsv" > "$dir/other.tsv"
+if "$autotune" retime --cache "$dir/other.tsv" 2> "$dir/other.err"; then echo "retime re-timed another device's cache"; exit 1; fi
+grep -q "other.tsv was measured on $space on Another CPU .*: re-time it where it was measured" "$dir/other.err" || { cat "$dir/other.err"; exit 1; }
 if "$compare" --cache "$dir/cache.tsv" --starts everywhere 2> "$dir/starts.err"; then echo "a bad --starts was taken"; exit 1; fi
 grep -q "option --starts: 'everywhere' is not one of store, seeds, recorded" "$dir/starts.err" || { cat "$dir/starts.err"; exit 1; }
 "$autotune" --space "$space" --budget 3 --reps 1 --out "$dir/short.yaml" --cache "$dir/short.tsv" --shape 13x17x19 > "$dir/short.log" 2>&1
 if "$compare" --cache "$dir/short.tsv" 2> "$dir/short.err"; then echo "a cut-short search was replayed"; exit 1; fi
 grep -q 'no problem in the caches was measured exhaustively' "$dir/short.err" || { cat "$dir/short.err"; exit 1; }
+if "$autotune" retime --cache "$dir/short.tsv" 2> "$dir/retime-short.err"; then echo "retime took a cut-short search"; exit 1; fi
+grep -q 'no problem in the cache was measured exhaustively' "$dir/retime-short.err" || { cat "$dir/retime-short.err"; exit 1; }
 printf '#search\tgemm_f32_nn_m13_n17_k19_b1\tmany\tmb16_nb16_kb32_tm1_tn1_team1\t-\tmb16_nb16_kb32_tm1_tn1_team1\n' > "$dir/bad.tsv"
 if "$compare" --cache "$dir/bad.tsv" 2> "$dir/bad.err"; then echo "a bad cache line was taken"; exit 1; fi
 grep -q "bad.tsv:1: not a measurement line ('many' is not a candidate count)" "$dir/bad.err" || { cat "$dir/bad.err"; exit 1; }

@@ -14,6 +14,7 @@
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
+#include "kgemm/tuner/retime.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
@@ -309,6 +310,80 @@ TEST(MeasurementCache, RecordsTheDeviceAndWhatEachSearchWasGiven) {
     EXPECT_NE(std::string(e.what()).find(":7: not a measurement line ('many' is not a candidate count)"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(Retime, LeadersAreTheFastestCorrectConfigsOfEachExhaustiveProblem) {
+  const Config a = parse_config("mb64_nb64_kb32_tm4_tn4_team16"), b = parse_config("mb64_nb64_kb32_tm8_tn8_team16"),
+               c = parse_config("mb32_nb64_kb32_tm4_tn4_team16"), d = parse_config("mb32_nb32_kb32_tm4_tn4_team16");
+  Problem p, q;
+  p.m = 49, p.n = 2048, p.k = 512;
+  q.m = 196, q.n = 256, q.k = 128;
+  MeasurementCache cache;
+  RecordedSearch& searched = cache.problems[to_string(p)];
+  searched.given.candidates = 4;
+  // b and c tie: config-string order puts c (mb32...) first.
+  searched.measured = {{a, {true, 10, ""}}, {b, {true, 30, ""}}, {c, {true, 30, ""}}, {d, {false, 0, "wrong"}}};
+  RecordedSearch& cut_short = cache.problems[to_string(q)];
+  cut_short.given.candidates = 4;
+  cut_short.measured = {{a, {true, 50, ""}}};
+
+  const std::vector<RetimeLeaders> two = retime_leaders(cache, 2);
+  ASSERT_EQ(two.size(), 1u);  // q was not measured exhaustively
+  EXPECT_EQ(two[0].problem, p);
+  ASSERT_EQ(two[0].leaders.size(), 2u);
+  EXPECT_EQ(two[0].leaders[0].config, c);
+  EXPECT_EQ(two[0].leaders[1].config, b);
+  ASSERT_TRUE(two[0].first_left_out.has_value());
+  EXPECT_EQ(*two[0].first_left_out, 10);
+  const std::vector<RetimeLeaders> all = retime_leaders(cache, 5);
+  EXPECT_EQ(all[0].leaders.size(), 3u);  // the wrong config is no leader
+  EXPECT_FALSE(all[0].first_left_out.has_value());
+
+  EXPECT_THROW(retime_leaders(cache, 0), std::invalid_argument);
+  cache.problems.erase(to_string(p));
+  EXPECT_THROW(retime_leaders(cache, 2), std::invalid_argument);
+}
+
+TEST(Retime, RoundsVisitEveryConfigOnceFromAShiftingStartAndKeepMedians) {
+  const std::vector<Config> configs = {parse_config("mb64_nb64_kb32_tm4_tn4_team16"),
+                                       parse_config("mb64_nb64_kb32_tm8_tn8_team16"),
+                                       parse_config("mb32_nb64_kb32_tm4_tn4_team16")};
+  const auto index_of = [&](const Config& c) { return int(std::find(configs.begin(), configs.end(), c) - configs.begin()); };
+  for (const int rounds : {3, 4}) {
+    std::vector<int> order;
+    // Config i's j-th reading is 100 i + j * j (odd rounds: median j = 1; four rounds: (1 + 4) / 2).
+    std::vector<int> readings(configs.size());
+    const std::vector<Evaluated> out = retime(configs, rounds, [&](const Config& c) {
+      const int i = index_of(c), j = readings[i]++;
+      order.push_back(i);
+      return Measurement{true, 100.0 * i + j * j, ""};
+    });
+    std::vector<int> expected;
+    for (int r = 0; r < rounds; ++r)
+      for (int i = 0; i < 3; ++i) expected.push_back((r + i) % 3);
+    EXPECT_EQ(order, expected);
+    ASSERT_EQ(out.size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(out[i].config, configs[i]);
+      EXPECT_TRUE(out[i].measurement.correct);
+      EXPECT_EQ(out[i].measurement.gflops, 100.0 * i + (rounds == 3 ? 1.0 : 2.5));
+      EXPECT_NE(out[i].measurement.note.find("median of " + std::to_string(rounds) + " rounds"), std::string::npos);
+    }
+  }
+  // Wrong in round 2: wrong, not measured again, the other configs unaffected.
+  int calls_of_first = 0, round = 0;
+  const std::vector<Evaluated> out = retime(configs, 3, [&](const Config& c) {
+    if (index_of(c) != 0) return Measurement{true, 7, ""};
+    ++round;
+    ++calls_of_first;
+    return round == 2 ? Measurement{false, 0, "C(0,0,1) off"} : Measurement{true, 9, ""};
+  });
+  EXPECT_EQ(calls_of_first, 2);
+  EXPECT_FALSE(out[0].measurement.correct);
+  EXPECT_EQ(out[0].measurement.note, "round 2: C(0,0,1) off");
+  EXPECT_TRUE(out[1].measurement.correct);
+  EXPECT_EQ(out[1].measurement.gflops, 7);
+  EXPECT_THROW(retime(configs, 0, [](const Config&) { return Measurement{true, 1, ""}; }), std::invalid_argument);
 }
 
 // A kernel that is right except for one element of C (the last product's) when it runs `broken`.

@@ -26,6 +26,7 @@
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
+#include "kgemm/tuner/retime.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/store_merge.hpp"
@@ -402,12 +403,115 @@ int merge_command(const std::vector<std::string>& words) {
   return 0;
 }
 
+// A problem's leaders re-timed (retime.hpp) and what the recorded and re-timed bests were: the
+// retime table's row.
+struct Retimed {
+  kgemm::RetimeLeaders recorded;
+  std::vector<kgemm::Evaluated> retimed;
+
+  const kgemm::Evaluated& recorded_best() const { return recorded.leaders.front(); }
+  const kgemm::Evaluated* retimed_best() const {
+    const kgemm::Evaluated* best = nullptr;
+    for (const kgemm::Evaluated& e : retimed)
+      if (e.measurement.correct && (!best || e.measurement.gflops > best->measurement.gflops)) best = &e;
+    return best;
+  }
+  // The recorded best's re-timed rate over its recorded one.
+  double held() const {
+    const kgemm::Measurement& again = retimed.front().measurement;
+    return again.correct ? again.gflops / recorded_best().measurement.gflops : 0;
+  }
+  // Whether a config left out was recorded faster than the re-timed best: too few re-timed.
+  bool too_few() const {
+    return recorded.first_left_out && (!retimed_best() || *recorded.first_left_out > retimed_best()->measurement.gflops);
+  }
+};
+
+const Columns<Retimed> kRetimeColumns{
+    {"problem", "problem", 34, Style::Text, kTable, [](const Retimed& r) -> Value { return kgemm::to_string(r.recorded.problem); }},
+    {"recorded_gflops", "recorded best", 13, Style::Rate, kTable,
+     [](const Retimed& r) -> Value { return r.recorded_best().measurement.gflops; }},
+    {"held", "re-timed / recorded", 19, Style::Share, kTable, [](const Retimed& r) -> Value { return r.held(); }},
+    {"retimed_gflops", "re-timed best", 13, Style::Rate, kTable, [](const Retimed& r) -> Value {
+       return r.retimed_best() ? Value(r.retimed_best()->measurement.gflops) : Value();
+     }},
+    {"first_left_out", "first left out", 14, Style::Rate, kTable, [](const Retimed& r) -> Value {
+       return r.recorded.first_left_out ? Value(*r.recorded.first_left_out) : Value();
+     }},
+    {"config", "re-timed best's config", 0, Style::Text, kTable, [](const Retimed& r) -> Value {
+       if (!r.retimed_best()) return std::string("none correct");
+       const kgemm::Evaluated& best = *r.retimed_best();
+       return kgemm::to_string(best.config) + (best.config == r.recorded_best().config ? " (the recorded best)" : "") +
+              (r.too_few() ? "  (a config left out was recorded faster: raise --top)" : "");
+     }},
+};
+
+template <class Scalar, class ExecSpace>
+std::vector<kgemm::Evaluated> retime_problem(const ExecSpace& space, const kgemm::RetimeLeaders& leaders,
+                                             const kgemm::cli::RetimeOptions& options) {
+  kgemm::TimingPolicy timing;
+  timing.reps = options.reps;
+  const kgemm::ProblemBench<ExecSpace, Scalar> bench(space, leaders.problem, options.seed, timing);
+  std::vector<kgemm::Config> configs;
+  for (const kgemm::Evaluated& e : leaders.leaders) configs.push_back(e.config);
+  return kgemm::retime(configs, options.rounds, [&](const kgemm::Config& c) { return bench.measure(c); });
+}
+
+// autotune retime: the leaders of every exhaustive problem of the cache re-timed on the device
+// that measured them, appended to the cache as they are done (an interrupted run keeps them).
+template <class ExecSpace>
+void retime_cache(const ExecSpace& space, const kgemm::cli::RetimeOptions& options, const kgemm::MeasurementCache& cache) {
+  const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
+  if (!kgemm::same_device(*cache.device, device))
+    throw kgemm::InvalidArgument(options.cache + " was measured on " + kgemm::to_string(*cache.device) + ", not on " +
+                                 kgemm::to_string(device) + ": re-time it where it was measured");
+  const std::vector<kgemm::RetimeLeaders> all = kgemm::retime_leaders(cache, options.top);
+  std::printf("autotune retime: %s, %zu problems, the %d fastest of each in %d rounds, into %s\n",
+              kgemm::to_string(device).c_str(), all.size(), options.top, options.rounds, options.cache.c_str());
+  kgemm::flush_output();
+  std::vector<Retimed> rows;
+  for (const kgemm::RetimeLeaders& leaders : all) {
+    Retimed row{leaders, leaders.problem.dtype == kgemm::DType::F32 ? retime_problem<float>(space, leaders, options)
+                                                                    : retime_problem<kgemm::half>(space, leaders, options)};
+    for (const kgemm::Evaluated& e : row.retimed) kgemm::append_measurement(options.cache, leaders.problem, e);
+    std::fprintf(stderr, "[%zu/%zu] %s re-timed\n", rows.size() + 1, all.size(), kgemm::to_string(leaders.problem).c_str());
+    rows.push_back(std::move(row));
+  }
+  fmt::print("\n{}\n", kRetimeColumns.table_header());
+  double log_held = 0, log_best = 0;
+  int moved = 0, too_few = 0;
+  for (const Retimed& r : rows) {
+    fmt::print("{}\n", kRetimeColumns.table_line(r));
+    log_held += std::log(std::max(r.held(), 1e-300));
+    if (r.retimed_best()) log_best += std::log(r.retimed_best()->measurement.gflops / r.recorded_best().measurement.gflops);
+    moved += r.retimed_best() && !(r.retimed_best()->config == r.recorded_best().config);
+    too_few += r.too_few();
+  }
+  const double n = double(rows.size());
+  fmt::print("geometric means over {} problems: the recorded best re-timed {:.3f} of its recording, the re-timed best "
+             "{:.3f}; another config first on {}; a config left out recorded above the re-timed best on {}\n",
+             rows.size(), std::exp(log_held / n), std::exp(log_best / n), moved, too_few);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return kgemm::run_tool("autotune", [&] {
     std::vector<std::string> words = kgemm::cli::own_words(argc, argv);
     if (!words.empty() && words.front() == "merge") return merge_command({words.begin() + 1, words.end()});
+    if (!words.empty() && words.front() == "retime") {
+      const std::optional<kgemm::cli::RetimeOptions> options = kgemm::cli::parse_retime({words.begin() + 1, words.end()});
+      if (!options) return 0;
+      // Read before Kokkos starts: a bad cache ends the run at once.
+      const kgemm::MeasurementCache cache = kgemm::load_measurements(options->cache);
+      if (!cache.device)
+        throw kgemm::InvalidArgument(options->cache + " has no #device line (autotune --cache writes it): the device to "
+                                     "re-time on is unknown");
+      kgemm::retime_leaders(cache, options->top);
+      const kgemm::KokkosSession kokkos(argc, argv);
+      kgemm::with_space(cache.device->space, [&](auto space) { retime_cache(space, *options, cache); });
+      return 0;
+    }
     const std::optional<kgemm::cli::AutotuneOptions> options = kgemm::cli::parse_autotune(words);
     if (!options) return 0;
     const kgemm::KokkosSession kokkos(argc, argv);

@@ -19,6 +19,17 @@ A bad or foreign store refuses the whole merge and leaves --out as it was. --loc
 bounds the wait for --out's lock as when tuning.
 )";
 
+const char* kRetimeUsage = "usage: autotune retime --cache FILE [--top N] [--rounds R] [--reps N] [--seed N]";
+
+const char* kRetimeText = R"(retime: measures again, on the device the cache names, the N fastest configs of every problem the
+cache FILE measured exhaustively, in R rounds that each visit every one of them once, and
+appends each one's median over the rounds to FILE, where it replaces the single reading for
+kgemm-compare-strategies: the best of thousands of single readings is biased upwards, and a
+replay judged against it misses a lucky reading rather than a faster config. A table shows per
+problem the recorded best and the re-timed one, and warns where the fastest config left out was
+recorded above the re-timed best (a larger --top would re-time it too).
+)";
+
 const char* kTuneText = R"(Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
 fully written and every element (every 7th row and column on large problems) within an error
 bound derived from its inputs of the fp64 result; wrong configs never win.
@@ -80,7 +91,7 @@ std::optional<AutotuneOptions> parse_autotune(const std::vector<std::string>& wo
   AutotuneOptions o;
   App app("Finds the fastest correct kernel config for each GEMM shape on one execution space and writes\n"
           "them to the device's YAML store (one entry per kernel, dtype, M, N, K, batch).",
-          "autotune", std::string(kMergeUsage) + "\n" + kMergeText + kTuneText);
+          "autotune", std::string(kMergeUsage) + "\n" + kMergeText + kRetimeUsage + "\n" + kRetimeText + kTuneText);
   app.add_option("--space", o.space, "serial | openmp | cuda")
       ->transform(lower_case())
       ->type_name("NAME")
@@ -178,6 +189,19 @@ std::optional<MergeOptions> parse_merge(const std::vector<std::string>& words) {
   if (!app.read(words)) return std::nullopt;
   if (!app.count("--out")) throw InvalidArgument(std::string("merge: --out FILE is required (") + kMergeUsage + ")");
   if (o.out.empty()) throw InvalidArgument("merge: option --out needs a file name");
+  return o;
+}
+
+std::optional<RetimeOptions> parse_retime(const std::vector<std::string>& words) {
+  RetimeOptions o;
+  App app(kRetimeText, "autotune retime", "Kokkos' flags pass through: --kokkos-num-threads=N (the cache's thread count), --kokkos-device-id=N");
+  app.add_option("--cache", o.cache, "the measurement cache of an exhaustive autotune run, extended in place")->type_name("FILE");
+  app.add_option("--top", o.top, "configs re-timed per problem, the fastest recorded")->transform(count())->type_name("N")->capture_default_str();
+  app.add_option("--rounds", o.rounds, "rounds, each measuring every one of them once")->transform(count())->type_name("R")->capture_default_str();
+  app.add_option("--reps", o.reps, "timed repetitions per measurement, median")->transform(count())->type_name("N")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the inputs")->transform(integer(INT_MIN))->type_name("N")->capture_default_str();
+  if (!app.read(words)) return std::nullopt;
+  if (o.cache.empty()) throw InvalidArgument(std::string("retime: --cache FILE is required (") + kRetimeUsage + ")");
   return o;
 }
 

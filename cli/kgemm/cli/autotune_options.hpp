@@ -1,5 +1,5 @@
 #pragma once
-// autotune's command lines: tuning (and --verify-store), and `autotune merge`. Every option is
+// autotune's command lines: tuning (and --verify-store), `autotune merge` and `autotune retime`. Every option is
 // declared once in autotune_options.cpp, with its help, default and checks; the rules between
 // options are checked there too, so a refused command line never starts Kokkos.
 #include <optional>
@@ -40,10 +40,20 @@ struct MergeOptions {
   std::vector<std::string> inputs;
 };
 
+struct RetimeOptions {
+  std::string cache;
+  int top = 16;
+  int rounds = 5;
+  int reps = 7;
+  int seed = 1;
+};
+
 // The options of `words` (argv less the program name and Kokkos' flags); nullopt when --help
 // printed the help. Throws InvalidArgument naming the option and why.
 std::optional<AutotuneOptions> parse_autotune(const std::vector<std::string>& words);
 // `autotune merge`'s, `words` being those after "merge".
 std::optional<MergeOptions> parse_merge(const std::vector<std::string>& words);
+// `autotune retime`'s, `words` being those after "retime".
+std::optional<RetimeOptions> parse_retime(const std::vector<std::string>& words);
 
 }  // namespace kgemm::cli

@@ -1,0 +1,36 @@
+#pragma once
+// Re-timing the leaders of an exhaustive measurement cache. The best of some 2000 configs, each
+// measured once, is biased upwards: it is the highest of many noisy readings (the winner's
+// curse), and a replay judged against it counts a search short for missing one config's lucky
+// reading. Measuring the fastest few of each problem again, in rounds that visit each of them
+// once, and keeping each one's median over the rounds gives the replays a target measured as
+// carefully as the choice between those configs needs.
+#include <optional>
+#include <vector>
+
+#include "kgemm/problem.hpp"
+#include "kgemm/tuner/measurement_cache.hpp"
+#include "kgemm/tuner/search.hpp"
+
+namespace kgemm {
+
+// One exhaustive problem's leaders: its `top` fastest correct configs by recorded rate, fastest
+// first (ties in config-string order), and the recorded rate of the fastest config left out (none
+// when every correct config is a leader).
+struct RetimeLeaders {
+  Problem problem;
+  std::vector<Evaluated> leaders;
+  std::optional<double> first_left_out;  // GFLOP/s
+};
+
+// Every exhaustively measured problem of the cache, in key order. Throws InvalidArgument when
+// `top` < 1 or no problem was measured exhaustively.
+std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top);
+
+// `rounds` rounds (>= 1), each measuring every config once, round r starting at config r (mod
+// their number) so that none is always measured first or after the same one. Per config, in the
+// order given: the median of its rounds' rates, its note saying so and giving their range; a
+// config incorrect in any round is incorrect, with that round's note.
+std::vector<Evaluated> retime(const std::vector<Config>& configs, int rounds, const Evaluate& measure);
+
+}  // namespace kgemm

@@ -1,0 +1,69 @@
+#include "kgemm/tuner/retime.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "kgemm/spaces/error.hpp"
+
+namespace kgemm {
+
+std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top) {
+  if (top < 1) throw InvalidArgument("re-timing needs at least one config a problem, not " + std::to_string(top));
+  std::vector<RetimeLeaders> out;
+  for (const auto& [key, recorded] : cache.problems) {
+    if (!recorded.exhaustive()) continue;
+    RetimeLeaders r;
+    r.problem = parse_problem(key);
+    std::vector<Evaluated> correct;
+    for (const Evaluated& e : recorded.measured)
+      if (e.measurement.correct) correct.push_back(e);
+    std::sort(correct.begin(), correct.end(), [](const Evaluated& a, const Evaluated& b) {
+      if (a.measurement.gflops != b.measurement.gflops) return a.measurement.gflops > b.measurement.gflops;
+      return to_string(a.config) < to_string(b.config);
+    });
+    if (correct.size() > std::size_t(top)) r.first_left_out = correct[std::size_t(top)].measurement.gflops;
+    correct.resize(std::min(correct.size(), std::size_t(top)));
+    r.leaders = std::move(correct);
+    out.push_back(std::move(r));
+  }
+  if (out.empty()) throw InvalidArgument("no problem in the cache was measured exhaustively (autotune --strategy exhaustive --cache FILE)");
+  return out;
+}
+
+std::vector<Evaluated> retime(const std::vector<Config>& configs, int rounds, const Evaluate& measure) {
+  if (rounds < 1) throw InvalidArgument("re-timing needs at least one round, not " + std::to_string(rounds));
+  const std::size_t count = configs.size();
+  std::vector<std::vector<double>> rates(count);
+  std::vector<std::string> wrong(count);
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t c = (std::size_t(round) + i) % count;
+      if (!wrong[c].empty()) continue;
+      const Measurement m = measure(configs[c]);
+      if (m.correct)
+        rates[c].push_back(m.gflops);
+      else
+        wrong[c] = "round " + std::to_string(round + 1) + ": " + m.note;
+    }
+  std::vector<Evaluated> out;
+  for (std::size_t c = 0; c < count; ++c) {
+    Evaluated e{configs[c], {}};
+    if (!wrong[c].empty()) {
+      e.measurement = {false, 0, wrong[c]};
+    } else {
+      std::vector<double>& r = rates[c];
+      std::sort(r.begin(), r.end());
+      const std::size_t mid = r.size() / 2;
+      e.measurement.correct = true;
+      e.measurement.gflops = r.size() % 2 ? r[mid] : (r[mid - 1] + r[mid]) / 2;
+      char note[96];
+      std::snprintf(note, sizeof note, "re-timed: median of %d rounds (%.4g - %.4g GFLOP/s)", rounds, r.front(), r.back());
+      e.measurement.note = note;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace kgemm
