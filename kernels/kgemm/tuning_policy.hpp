@@ -111,32 +111,33 @@ struct TuningPolicy<Kokkos::Cuda> {
   // tuner offers it per problem where its error is no worse than twice the SIMT kernel's.
   static bool fp32_on_tensor_cores(DType dtype) { return dtype == DType::F32 && TensorCores<Kokkos::Cuda>::tf32_on_device(); }
   // Climbs start from these (tuner/search_space.hpp fits each to the problem; the search moves a
-  // seed that no candidate matches to its kernel family's nearest candidate): one per kernel
-  // family and block class, each the config of its family that wins most often in the exhaustive
-  // Hopper caches (docs/tuning.md), since a climb one step at a time seldom crosses from one
-  // family or block class to another. Warpgroup families (`_wg`, `_ws`) are dropped where the
-  // build or the GPU has none, configs past 48 KB of scratch where spaces/ does not lift the cap.
+  // seed that no candidate matches to its kernel family's nearest candidate), since a climb one
+  // step at a time seldom crosses from one kernel family or block class to another. On Hopper
+  // they were chosen greedily on the H200's exhaustive cache of today's kernels, each adding the
+  // most problems within 2 % of the best (docs/tuning.md, "The seeds"); a held-out cache checks
+  // them. Warpgroup families (`_wg`, `_ws`) are dropped where the build or the GPU has none,
+  // configs past 48 KB of scratch where spaces/ does not lift the cap.
   static std::vector<Config> seed_configs(DType dtype) {
     if (fp16_on_tensor_cores(dtype))
       return {default_config(dtype),
-              parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"),         // warps' 32 x 32 tiles: small M or N
-              parse_config("mb64_nb128_kb64_tm64_tn128_team128_wg"),       // one warpgroup's 64 x 128 tile
-              parse_config("mb128_nb128_kb64_tm64_tn128_team384_st4_ws"),  // warp-specialized, 4 x 32 KB buffers
-              parse_config("mb128_nb256_kb64_tm64_tn256_team384_st3_ws"),  // its 64 x 256 tiles, 3 x 48 KB buffers
-              parse_config("mb64_nb64_kb64_tm64_tn64_team256_st4_ws"),     // the same on 64 x 64 blocks
-              parse_config("mb64_nb128_kb64_tm64_tn128_team256_st4_ws")};  // and on 64 x 128 blocks
+              parse_config("mb192_nb128_kb64_tm64_tn128_team512_st4_ws"),  // three 64 x 128 consumer warpgroups, 4 buffers
+              parse_config("mb64_nb64_kb64_tm64_tn64_team256_st4_ws"),     // one 64 x 64 consumer: small grids
+              parse_config("mb128_nb64_kb64_tm64_tn64_team384_st5_ws"),    // two 64 x 64 consumers, 5 buffers
+              parse_config("mb128_nb128_kb64_tm64_tn128_team384_st5_ws"),  // two 64 x 128 consumers, 5 buffers
+              parse_config("mb64_nb64_kb64_tm32_tn32_team128_tc"),         // warps' 32 x 32 tiles: K = 147 (conv1)
+              parse_config("mb64_nb32_kb32_tm64_tn32_team32_tc")};         // one warp a block: batch-1 layers
     const Config simt_64 = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
-    const Config simt_32 = parse_config("mb32_nb64_kb32_tm4_tn4_team128");  // small M: batch-1 layers have M = 49 ... 12544
-    if (!fp32_on_tensor_cores(dtype)) return {default_config(dtype), simt_64, simt_32};
-    // Hopper's TF32 warpgroup MMA on 32-deep slabs: one warpgroup's 128 x 64 tile (the most
-    // frequent fp32 winner on the H200) and two on 128 x 128 blocks with 4 buffers; a warp's
-    // 32 x 64 `mma.sync` tile with 3 buffers; the SIMT seeds for problems whose 3xTF32
-    // candidates the precision gate withholds.
+    if (!fp32_on_tensor_cores(dtype))
+      return {default_config(dtype), simt_64, parse_config("mb32_nb64_kb32_tm4_tn4_team128")};  // small M: M = 49 ... 12544
+    // Hopper's TF32 warpgroup MMA on 32-deep slabs: one warpgroup's 128 x 64 tile with 3 buffers
+    // (the most frequent fp32 winner); `mma.sync` warp tiles on small and on wide blocks; a
+    // thread a C element for the smallest products; the SIMT 64 x 64 seed for problems whose
+    // 3xTF32 candidates the precision gate withholds.
     return {default_config(dtype),
-            parse_config("mb128_nb64_kb32_tm128_tn64_team128_wg"),
-            simt_32,
-            parse_config("mb32_nb64_kb32_tm32_tn64_team32_st3_tc"),
-            parse_config("mb128_nb128_kb32_tm128_tn64_team256_st4_wg"),
+            parse_config("mb128_nb64_kb32_tm128_tn64_team128_st3_wg"),
+            parse_config("mb32_nb64_kb32_tm32_tn32_team64_st3_tc"),
+            parse_config("mb16_nb16_kb64_tm1_tn1_team256"),
+            parse_config("mb64_nb128_kb16_tm32_tn64_team128_st3_tc"),
             simt_64};
   }
   static ParamRanges ranges() {
