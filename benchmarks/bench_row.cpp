@@ -11,6 +11,9 @@ int run_registered_rows(std::vector<char*> benchmark_args) {
   if (benchmark::ReportUnrecognizedArguments(argc, benchmark_args.data())) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  // The rows' measures, and what they own (MKL's JIT kernels), go now, while the libraries they
+  // call are loaded: Google Benchmark's registry would otherwise last until its own library unloads.
+  benchmark::ClearRegisteredBenchmarks();
   return 0;
 }
 

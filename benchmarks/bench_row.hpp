@@ -16,7 +16,7 @@ namespace kgemm_bench {
 
 struct Row {
   std::string op;     // gemm | batched
-  std::string impl;   // kgemm | kgemm-default | openblas | mkl | blis | kokkosblas | kkbatched
+  std::string impl;   // kgemm | kgemm-default | openblas | mkl | mkl-jit | blis | kokkosblas | kkbatched
   std::string space;  // serial | openmp | cuda
   std::string dtype;  // fp32 | fp16
   std::string set;    // resnet50_i224_b1 | squares

@@ -6,8 +6,12 @@
 // host rows are (RESULTS_SCHEMA.md: the host clock around one call, operands rotated through 4x
 // the last-level cache), so the report sets them beside kgemm's from another process of the same
 // run. report/peer_alone_check.py checks that the run measured the peer at the speed it reaches
-// alone. Every row's first call is checked against fp64 dot products: a peer that computes
-// something else (a wrong leading dimension, a batch call misread) ends the program with status 1.
+// alone. A batched row comes once per way the library computes a batch (its batch call, MKL's JIT
+// too: cblas_library.hpp's kBatchedImpls), each an impl of its own, so that the report takes the
+// fastest per row; a way that does not apply to a row's shape leaves that row out, saying so on
+// stderr and in the context. Every row's first call is checked against fp64 dot products: a peer
+// that computes something else (a wrong leading dimension, a batch call misread) ends the program
+// with status 1.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -15,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -65,10 +70,13 @@ repetitions and the console shows their aggregates (the JSON file holds all).
   app.add_option("--model", o.model, "resnet18 | resnet34 | resnet50")->type_name("NAME")->capture_default_str();
   app.add_list("--image", o.images, "input image sides")->transform(kgemm::cli::count());
   app.add_list("--batch", o.batches, "batch sizes")->transform(kgemm::cli::count());
+  std::string batched_rows;
+  for (const library::BatchedImpl& way : library::kBatchedImpls)
+    batched_rows += std::string("\n  batched/") + way.impl + "/...: " + way.call;
   app.add_flag("--batched", o.batched,
-               "also rows batched/" + impl + "/...: " + library::kBatchedCall + ", as\n"
-               "kgemm-bench-batched --shared-b measures kgemm::batched_gemm: each ResNet layer as\n"
-               "one product per image sharing the weights (batch = --batch), and set `squares`");
+               "also batched rows, as kgemm-bench-batched --shared-b measures kgemm::batched_gemm:\n"
+               "each ResNet layer as one product per image sharing the weights (batch = --batch),\n"
+               "and set `squares`; where a way does not apply to a shape, no row:" + batched_rows);
   add_squares_options(app, o.squares, "64, as kgemm-bench-batched on the host", "with --batched: ");
   if (!app.read(words)) return std::nullopt;
   return o;
@@ -140,39 +148,64 @@ void check_result(const Row& row, const Operands& set) {
   }
 }
 
-// One call: a gemm row is one cblas_sgemm, a batched row the library's batch of products. Each
-// iteration times one call on the next set with the host clock; one untimed, checked call first.
-void measure_peer(benchmark::State& state, const Row& row, int threads) {
+// A gemm row's call: one cblas_sgemm.
+void one_sgemm(const library::Products& p) { library::sgemm(p.m, p.n, p.k, p.a[0], p.b[0], p.c[0]); }
+
+// Each iteration times the row's call on the next set with the host clock; one untimed, checked
+// call first.
+void measure_peer(benchmark::State& state, const Row& row, int threads, const library::Call& call) {
   library::set_threads(threads);
   std::vector<Operands> ring = operand_ring(row);
-  const auto call = [&](Operands& set) {
-    if (row.op == "batched")
-      library::sgemm_batch(set.products);
-    else
-      library::sgemm(row.m, row.n, row.k, set.A.data(), set.B.data(), set.C.data());
-  };
-  call(ring.back());
+  call(ring.back().products);
   check_result(row, ring.back());
   std::size_t next = 0;
   for (auto _ : state) {
     const Clock::time_point start = Clock::now();
-    call(ring[next]);
+    call(ring[next].products);
     state.SetIterationTime(seconds_since(start));
     next = (next + 1) % ring.size();
   }
   state.counters["threads"] = library::threads();
 }
 
+// The batched rows a way of computing them left out, and all it was asked for.
+struct Applied {
+  int left_out = 0, rows = 0;
+};
+
 void register_rows(const PeerOptions& options) {
   const std::string& model = options.model;
   const bool batched = options.batched;
+  std::vector<Applied> applied(std::size(library::kBatchedImpls));
   for (int threads : options.threads) {
     Row row;
-    row.impl = library::kImpl;
     row.space = threads == 1 ? "serial" : "openmp";
     row.dtype = "fp32";
+    const auto add_row = [&](const library::Call& call) {
+      register_row(row,
+                   [threads, call](benchmark::State& state, const Row& r) { measure_peer(state, r, threads, call); });
+    };
+    // A gemm row; a batched row once per way that applies to its shape.
     const auto add = [&] {
-      register_row(row, [threads](benchmark::State& state, const Row& r) { measure_peer(state, r, threads); });
+      if (row.op == "gemm") {
+        row.impl = library::kImpl;
+        return add_row(one_sgemm);
+      }
+      for (std::size_t i = 0; i < applied.size(); ++i) {
+        const library::BatchedImpl& way = library::kBatchedImpls[i];
+        row.impl = way.impl;
+        library::Call call;
+        try {
+          call = way.prepare(row.m, row.n, row.k);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(row.name() + ": " + kgemm::reason_of(e));
+        }
+        ++applied[i].rows;
+        if (call)
+          add_row(call);
+        else
+          ++applied[i].left_out;
+      }
     };
     for (int image : options.images)
       for (int batch : options.batches) {
@@ -200,6 +233,16 @@ void register_rows(const PeerOptions& options) {
       row.batch = squares_batch(n, options.squares.scale.value_or(kHostSquaresScale));
       add();
     }
+  }
+  for (std::size_t i = 0; i < applied.size(); ++i) {
+    const library::BatchedImpl& way = library::kBatchedImpls[i];
+    if (applied[i].left_out == 0) continue;
+    const std::string counts = std::to_string(applied[i].rows - applied[i].left_out) + " of " +
+                               std::to_string(applied[i].rows) + " batched rows";
+    std::fprintf(stderr, "%s: %s rows: %s; none for the others: %s\n", kProgram.c_str(), way.impl, counts.c_str(),
+                 way.not_applied);
+    benchmark::AddCustomContext(std::string(way.impl) + "_rows",
+                                counts + " (none for the others: " + way.not_applied + ")");
   }
   library::add_context();
   benchmark::AddCustomContext("operand_ring_cache_bytes", std::to_string(host_cache_bytes()));

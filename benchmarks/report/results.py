@@ -20,8 +20,8 @@ PEAK_KEY = "fma_peak_gflops_"  # + space: a context key of kgemm-fma-peak's file
 
 # Column and legend order: CPU spaces before the GPU, our kernel before its peers.
 SPACE_ORDER = ("serial", "openmp", "cuda")
-IMPL_ORDER = ("kgemm", "kgemm-default", "openblas", "mkl", "blis", "kokkosblas", "kkbatched", "cublas", "cublaslt",
-              "cutlass", "cublaslt-tf32", "cutlass-tf32")
+IMPL_ORDER = ("kgemm", "kgemm-default", "openblas", "mkl", "mkl-jit", "blis", "kokkosblas", "kkbatched", "cublas",
+              "cublaslt", "cutlass", "cublaslt-tf32", "cutlass-tf32")
 # Impls computing with less precision than the row's dtype says (TF32 inputs for fp32): shown with
 # their own ratio, never a row's best peer.
 LOWER_PRECISION_IMPLS = ("cublaslt-tf32", "cutlass-tf32")

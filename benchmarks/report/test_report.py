@@ -229,6 +229,31 @@ class BestPeerTest(unittest.TestCase):
         self.assertIn("| gemm · fp32 · resnet50_i224_b1 | openmp | 200.0 |", self.report_run.stdout)
 
 
+class JitPeerTest(unittest.TestCase):
+    """MKL's JIT rows (impl mkl-jit) are a peer of their own beside MKL's batch call, present only on
+    the shapes where MKL generated a kernel: each row's best peer is the faster of the two there."""
+
+    def test_best_of_batch_call_and_jit(self):
+        small, large = SHAPES  # the JIT applied to the small shape only
+        rates = {"kgemm": (100, 400), "mkl": (150, 500), "mkl-jit": (300, None), "blis": (120, 130)}
+        benchmarks = [entry(f"batched/{impl}/serial/fp32/squares/{shape}", gflops)
+                      for impl, pair in rates.items() for shape, gflops in zip((small, large), pair) if gflops]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "mkl.serial.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump({"benchmarks": benchmarks}, f)
+            subprocess.run([sys.executable, REPORT, "--out-dir", tmp, path], check=True, capture_output=True)
+            with open(os.path.join(tmp, "report.md"), encoding="utf-8") as f:
+                report = f.read()
+        small_row, large_row, _ = markdown_table(report, "## batched · fp32 · squares")
+        self.assertEqual((small_row["best peer (serial)"], small_row["kgemm/best peer (serial)"]), ("mkl-jit", "0.33"))
+        self.assertEqual((large_row["best peer (serial)"], large_row["kgemm/best peer (serial)"]), ("mkl", "0.80"))
+        self.assertEqual(large_row["mkl-jit (serial)"], "-")
+        columns = list(small_row)
+        self.assertEqual([c for c in columns if c in ("mkl (serial)", "mkl-jit (serial)", "blis (serial)")],
+                         ["mkl (serial)", "mkl-jit (serial)", "blis (serial)"])  # MKL's two impls side by side
+
+
 def fake_peer(document):
     """A command that writes `document` where --benchmark_out= says, as a peer's program would."""
     script = ("import json, sys\n"
