@@ -14,9 +14,15 @@
 #                     (ResNet-50's im2col GEMMs and the six ResNet-18/34 shapes it lacks, batch 128
 #                     and 1, fp32 and fp16) measured exhaustively (5 reps, an empty store each), then
 #                     re-timed (16 a problem, 5 rounds) -> exhaustive-I.tsv, exhaustive-J.tsv
+#   run.sh live       calls 4 and 5 (one H200), this session's seeds: the CUDA tuner tests; the
+#                     held-out problems measured exhaustively again and re-timed (call 5 only:
+#                     call 4 read its choices' rates from call 1's cache, another machine, whose
+#                     small kernels ran 20 - 30 % apart from call 4's) -> live-exhaustive.tsv; then
+#                     `autotune` at budget 8 and 20 from a copy of the committed store and at
+#                     budget 8 from an empty one (seeds alone), two rounds -> live-*.tsv
 # Everything under $OUT/r, tarred into $OUT/results.tgz.
 set -u
-mode=${1:?stale or exhaustive}
+mode=${1:?stale, exhaustive or live}
 D=$PWD/${PACK:-.device/s32}; R=$OUT/r; mkdir -p "$R"
 "$D/unpack.sh" > /dev/null
 export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -27,8 +33,26 @@ retime() {  # retime CACHE LOG [SECONDS]
   timeout ${3:-120} $X/autotune retime --cache "$1" --top 16 --rounds 5 > "$2" 2> "${2%.log}.err"
   echo "retime $(basename "$1") rc=$?"; tail -1 "$2"
 }
-if [ "$mode" = stale ]; then
-  FRESH="--shapes resnet34 --image 288 --batch 8 --dtype fp32,fp16"
+FRESH="--shapes resnet34 --image 288 --batch 8 --dtype fp32,fp16"
+if [ "$mode" = live ]; then
+  step "tests"
+  timeout 200 "$D/tests/test_tuner" --gtest_brief=1 > "$R/test_tuner.log" 2>&1
+  echo "test_tuner rc=$? $(tail -1 "$R/test_tuner.log")"; grep -h 'FAILED  \]' "$R/test_tuner.log" | head
+  step "held-out problems exhaustive, then re-timed"
+  cp "$STORE" /tmp/exh.yaml
+  timeout 300 $X/autotune --space cuda $FRESH --strategy exhaustive --budget 1000000 \
+    --out /tmp/exh.yaml --cache "$R/live-exhaustive.tsv" > "$R/live-exhaustive.log" 2>&1
+  echo "exhaustive rc=$?"; retime "$R/live-exhaustive.tsv" "$R/retime-live.log" 100
+  for round in 1 2; do
+    for run in store-8 store-20 seeds-8; do
+      step "live $run, round $round"
+      budget=${run#*-}; rm -f /tmp/live.yaml; [ ${run%-*} = store ] && cp "$STORE" /tmp/live.yaml
+      timeout 100 $X/autotune --space cuda $FRESH --budget $budget --out /tmp/live.yaml --cache "$R/live-$run-$round.tsv" \
+        > "$R/live-$run-$round.log" 2>&1
+      echo "autotune rc=$? $(grep 'wall time' "$R/live-$run-$round.log")"
+    done
+  done
+elif [ "$mode" = stale ]; then
   (
     xz -dc "${STALE:-h200-s24.tsv.xz}" > /tmp/h200.tsv
     lines=$(wc -l < /tmp/h200.tsv)
