@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <cstdio>
 #include <set>
 #include <tuple>
@@ -19,6 +21,7 @@
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/store_recheck.hpp"
+#include "kgemm/tuner/tune_problem.hpp"
 
 namespace kgemm::test {
 namespace {
@@ -267,6 +270,12 @@ TEST(MeasurementCache, RoundTripKeepsTheLastValuePerConfigExactly) {
   EXPECT_FALSE(list[1].measurement.correct);
   EXPECT_EQ(list[1].measurement.note, "C(0,1,2) off");
   EXPECT_EQ(loaded.at(to_string(p)).given.candidates, 0u);  // no search line: not known to be exhaustive
+  // Every reading in file order too: a replay gives a run back its n-th reading of a config.
+  const auto& readings = loaded.at(to_string(p)).readings;
+  ASSERT_EQ(readings.size(), 3u);
+  EXPECT_EQ(readings[0].measurement.gflops, 12.5);
+  EXPECT_EQ(readings[2].measurement.gflops, 1.0 / 3.0);
+  EXPECT_EQ(readings[0].config, readings[2].config);
 }
 
 TEST(MeasurementCache, RecordsTheDeviceAndWhatEachSearchWasGiven) {
@@ -384,6 +393,44 @@ TEST(Retime, RoundsVisitEveryConfigOnceFromAShiftingStartAndKeepMedians) {
   EXPECT_TRUE(out[1].measurement.correct);
   EXPECT_EQ(out[1].measurement.gflops, 7);
   EXPECT_THROW(retime(configs, 0, [](const Config&) { return Measurement{true, 1, ""}; }), std::invalid_argument);
+}
+
+// A tuning run keeps the fastest median of its leaders re-timed, not its luckiest single reading.
+// Each config's first reading comes from its hash's low digits, every later one from higher digits.
+TEST(TuneProblem, KeepsTheLeaderFastestOnReTimingNotTheLuckiestReading) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  Problem p;
+  p.m = 64, p.n = 64, p.k = 64;
+  const auto rate = [](const Config& c, bool first) {
+    const std::size_t h = std::hash<std::string>{}(to_string(c));
+    return 100.0 + double(first ? h % 1000 : h / 1000 % 1000);
+  };
+  std::map<std::string, int> readings;
+  TuneHooks hooks;
+  hooks.replay = [&](const Config& c) { return Measurement{true, rate(c, readings[to_string(c)]++ == 0), ""}; };
+  TuneSettings settings;
+  settings.budget.evaluations = 12;
+  const DeviceInfo device = device_info<Space>();
+  const TuneOutcome confirmed = tune_problem(Space(), p, settings, {}, device, hooks);
+  std::vector<Evaluated> first{{TuningPolicy<Space>::default_config(p.dtype), {true, 0, ""}}};
+  first.front().measurement.gflops = rate(first.front().config, true);
+  first.insert(first.end(), confirmed.search.log.begin(), confirmed.search.log.end());
+  const std::vector<Config> leaders = fastest_measured(first, 3);
+  ASSERT_EQ(leaders.size(), 3u);
+  const Config steadiest = *std::max_element(leaders.begin(), leaders.end(), [&](const Config& a, const Config& b) {
+    return rate(a, false) < rate(b, false);
+  });
+  ASSERT_NE(steadiest, leaders.front()) << "the inputs must make the luckiest reading lose on re-timing";
+  ASSERT_TRUE(confirmed.entry.has_value());
+  EXPECT_EQ(confirmed.entry->config, steadiest);
+  EXPECT_EQ(confirmed.entry->gflops, stored_rate(rate(steadiest, false)));
+  for (const Config& c : leaders) EXPECT_EQ(readings[to_string(c)], 1 + kConfirmRounds) << to_string(c);
+
+  readings.clear();
+  settings.confirm = 1;
+  const TuneOutcome single = tune_problem(Space(), p, settings, {}, device, hooks);
+  ASSERT_TRUE(single.entry.has_value());
+  EXPECT_EQ(single.entry->config, leaders.front());
 }
 
 // A kernel that is right except for one element of C (the last product's) when it runs `broken`.

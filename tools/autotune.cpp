@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -190,6 +191,7 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
   settings.budget = options.budget;
   settings.seed = options.seed;
   settings.reps = options.reps;
+  settings.confirm = options.confirm;
   const double time_limit = options.time_limit.value_or(0);
   const std::vector<Request> todo = problems_to_tune(options);
   const auto run_start = std::chrono::steady_clock::now();
@@ -254,11 +256,20 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
       continue;
     }
     kgemm::TuneHooks hooks;
+    // A config's n-th measurement replays its n-th recorded reading (the last one past those): the
+    // search's single reading first, then what re-timing it recorded.
+    std::map<std::string, int> replayed;
     if (!options.replay.empty()) {
-      hooks.replay = [&recorded = replay.problems[key].measured](const kgemm::Config& c) {
+      hooks.replay = [&recorded = replay.problems[key].readings, &replayed](const kgemm::Config& c) {
+        const int wanted = replayed[kgemm::to_string(c)]++;
+        const kgemm::Measurement* found = nullptr;
+        int seen = 0;
         for (const auto& e : recorded)
-          if (e.config == c) return e.measurement;
-        return kgemm::Measurement{false, 0, "not in the replay cache"};
+          if (e.config == c) {
+            found = &e.measurement;
+            if (seen++ == wanted) break;
+          }
+        return found ? *found : kgemm::Measurement{false, 0, "not in the replay cache"};
       };
     }
     if (!cache.empty()) {

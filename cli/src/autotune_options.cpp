@@ -4,6 +4,7 @@
 
 #include "kgemm/cli/options.hpp"
 #include "kgemm/text_number.hpp"
+#include "kgemm/tuner/retime.hpp"
 
 namespace kgemm::cli {
 
@@ -159,6 +160,14 @@ std::optional<AutotuneOptions> parse_autotune(const std::vector<std::string>& wo
                  "joins them. Clear DIR before a new split: claims outlive their runs")
       ->type_name("DIR");
   app.add_option("--reps", o.reps, "timed repetitions per candidate, median")->transform(count())->type_name("N")->capture_default_str();
+  app.add_option("--confirm", o.confirm,
+                 "re-time the N fastest configs found (the default among them) in\n" +
+                     std::to_string(kConfirmRounds) +
+                     " alternating rounds and keep the fastest median: the highest of\n"
+                     "many single readings is often a lucky one (0 or 1: keep it)")
+      ->transform(integer(0))
+      ->type_name("N")
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the inputs and the random strategies")
       ->transform(integer(INT_MIN))
       ->type_name("N")

@@ -110,7 +110,9 @@ MeasurementCache load_measurements(const std::string& path) {
         e.measurement.gflops = *gflops;
       }
       std::getline(fields, e.measurement.note);
-      auto& list = cache.problems[to_string(parse_problem(first))].measured;
+      RecordedSearch& search = cache.problems[to_string(parse_problem(first))];
+      search.readings.push_back(e);
+      auto& list = search.measured;
       const auto same = std::find_if(list.begin(), list.end(), [&](const Evaluated& x) { return x.config == e.config; });
       if (same != list.end())
         *same = e;

@@ -31,6 +31,20 @@ std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top
   return out;
 }
 
+std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std::size_t count) {
+  std::vector<const Evaluated*> correct;
+  for (const Evaluated& e : measured)
+    if (e.measurement.correct) correct.push_back(&e);
+  std::stable_sort(correct.begin(), correct.end(),
+                   [](const Evaluated* a, const Evaluated* b) { return a->measurement.gflops > b->measurement.gflops; });
+  std::vector<Config> out;
+  for (const Evaluated* e : correct) {
+    if (out.size() == count) break;
+    if (std::find(out.begin(), out.end(), e->config) == out.end()) out.push_back(e->config);
+  }
+  return out;
+}
+
 std::vector<Evaluated> retime(const std::vector<Config>& configs, int rounds, const Evaluate& measure) {
   if (rounds < 1) throw InvalidArgument("re-timing needs at least one round, not " + std::to_string(rounds));
   const std::size_t count = configs.size();

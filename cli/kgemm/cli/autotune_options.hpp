@@ -29,6 +29,7 @@ struct AutotuneOptions {
   std::optional<Shard> shard;
   std::optional<std::string> claim;
   int reps = 7;
+  int confirm = 3;
   int seed = 1;
   std::string cache, replay;          // empty: none
   std::optional<std::string> verify_store;

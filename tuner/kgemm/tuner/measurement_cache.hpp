@@ -29,6 +29,7 @@ struct SearchGiven {
 struct RecordedSearch {
   SearchGiven given;  // candidates 0 when the cache has no "#search" line for the problem
   std::vector<Evaluated> measured;  // in file order; a config measured twice keeps its last value
+  std::vector<Evaluated> readings;  // every measurement line in file order (what a replay gives a run back)
   // Whether every candidate was measured: the cache of an exhaustive search that ran to the end.
   bool exhaustive() const { return given.candidates > 0 && measured.size() >= given.candidates; }
 };

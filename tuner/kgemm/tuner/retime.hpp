@@ -27,6 +27,14 @@ struct RetimeLeaders {
 // `top` < 1 or no problem was measured exhaustively.
 std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top);
 
+// The `count` fastest distinct correct configs of `measured`, fastest first (a config measured
+// twice counts at its faster reading).
+std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std::size_t count);
+
+// The rounds in which a tuning run re-times the fastest configs its search found before it keeps
+// one (TuneSettings::confirm): an odd count, whose median is one of the readings.
+inline constexpr int kConfirmRounds = 3;
+
 // `rounds` rounds (>= 1), each measuring every config once, round r starting at config r (mod
 // their number) so that none is always measured first or after the same one. Per config, in the
 // order given: the median of its rounds' rates, its note saying so and giving their range; a

@@ -18,6 +18,7 @@
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/precision_gate.hpp"
 #include "kgemm/tuner/problem_bench.hpp"
+#include "kgemm/tuner/retime.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuning_policy.hpp"
@@ -29,6 +30,11 @@ struct TuneSettings {
   Budget budget{40, 0};
   std::uint64_t seed = 1;  // the inputs' and the search's
   int reps = 7;            // timed runs per candidate
+  // The fastest configs found (the default among them) re-timed in kConfirmRounds alternating
+  // rounds before one is kept, by median: the highest of many single readings is as often a lucky
+  // reading as a faster config (on the H200, live at budget 20: 0.976 - 0.979 of the exhaustive
+  // best, where the same search replayed reaches 0.993). 0 or 1: the fastest single reading.
+  int confirm = 3;
 };
 
 // What the caller may plug in around the measurements.
@@ -141,13 +147,32 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
                       model_prediction(problem, device), step_after_starts(starts, known));
 
   if (!out.baseline.correct && out.search.best_gflops <= 0) return out;
+  // The default first: it keeps the place a tie gives it over the search's configs.
+  std::vector<Evaluated> measured{{fallback, out.baseline}};
+  measured.insert(measured.end(), out.search.log.begin(), out.search.log.end());
+  if (settings.confirm > 1) {
+    const std::vector<Config> leaders = fastest_measured(measured, std::size_t(settings.confirm));
+    if (leaders.size() > 1) {
+      // Timed in full, none of them hopeless: the search's cut-off would keep a slow first call.
+      const Evaluate timed = hooks.replay ? hooks.replay
+                             : bench32   ? Evaluate([b = bench32.get()](const Config& c) { return b->measure(c); })
+                                         : Evaluate([b = bench16.get()](const Config& c) { return b->measure(c); });
+      measured = retime(leaders, kConfirmRounds, timed);
+      for (const Evaluated& e : measured)
+        if (hooks.record) hooks.record(e.config, e.measurement);
+      for (const Evaluated& e : measured)
+        if (e.config == fallback) out.baseline = e.measurement;
+    }
+  }
+  const std::vector<Config> kept = fastest_measured(measured, 1);
+  if (kept.empty()) return out;
   TunedEntry entry;
   entry.problem = problem;
   entry.candidates = int(out.search.log.size());
   entry.default_gflops = out.baseline.correct ? stored_rate(out.baseline.gflops) : 0;
-  const bool default_wins = out.baseline.correct && out.baseline.gflops >= out.search.best_gflops;
-  entry.config = default_wins ? fallback : out.search.best;
-  entry.gflops = stored_rate(default_wins ? out.baseline.gflops : out.search.best_gflops);
+  entry.config = kept.front();
+  for (const Evaluated& e : measured)
+    if (e.config == entry.config && e.measurement.correct) entry.gflops = stored_rate(std::max(entry.gflops, e.measurement.gflops));
   out.entry = entry;
   return out;
 }
