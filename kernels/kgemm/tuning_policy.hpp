@@ -76,20 +76,26 @@ struct TuningPolicy {
     return seeds;
   }
   // No split K and one product per team: two or so threads find enough blocks in every shape.
-  // Block rows in multiples of the 12-, 8-, 6- and 4-row tiles, and of the 7-row one: 49 and 196
-  // hold the M = 49 and M = 196 layers in one block row (none partial, so A is read in place) and
-  // divide every larger batch-1 M; 56 and 112 sit beside 60 / 64 and 120 / 128 and divide
-  // M = 784, 3136 and 12544. Columns of the 8-, 16-, 32- and 64-column tiles and, where a tile's
-  // columns are not a power of two (24), its own multiples; K slabs up to 512 deep (a 60 x 512 A
-  // slab and a 512 x 64 B slab fit a 2 MiB L2 with room to spare).
+  // Block rows in multiples of the 12-, 8-, 6- and 4-row tiles and, where a tile's rows divide
+  // 49, 49 and 196 (the M = 49 and 196 layers in one block row: none partial, so A is read in
+  // place; both divide every larger batch-1 M) and 8 and 16 of its tiles (for 7 rows 56 and 112,
+  // beside 60 / 64 and 120 / 128, dividing M = 784, 3136 and 12544); builds without such a tile
+  // search no more. Columns of the 8-, 16-, 32- and 64-column tiles and, where a tile's columns
+  // are not a power of two (24), its own multiples; K slabs up to 512 deep (a 60 x 512 A slab and
+  // a 512 x 64 B slab fit a 2 MiB L2 with room to spare).
   static ParamRanges ranges() {
+    std::vector<int> mb = {16, 24, 32, 48, 60, 64, 96, 120, 128, 192};
     std::vector<int> nb = {16, 32, 64, 128, 256};
     for_each_host_micro_tile([&](auto tile) {
+      if (49 % tile.tm == 0) mb.insert(mb.end(), {49, 196, 8 * tile.tm, 16 * tile.tm});
       if ((tile.tn & (tile.tn - 1)) != 0)
         for (int cols = tile.tn; cols <= nb.back(); cols *= 2) nb.push_back(cols);
     });
-    std::sort(nb.begin(), nb.end());
-    return {{16, 24, 32, 48, 49, 56, 60, 64, 96, 112, 120, 128, 192, 196}, nb, {32, 64, 128, 256, 512}, {1, 2}, {1}, {1}, {0}};
+    for (std::vector<int>* edges : {&mb, &nb}) {
+      std::sort(edges->begin(), edges->end());
+      edges->erase(std::unique(edges->begin(), edges->end()), edges->end());
+    }
+    return {mb, nb, {32, 64, 128, 256, 512}, {1, 2}, {1}, {1}, {0}};
   }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
