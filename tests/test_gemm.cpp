@@ -106,11 +106,20 @@ KGEMM_CASE_TEST(GemmTest, SlabsReadInPlaceOrStaged) {
   using Space = typename TypeParam::ExecSpace;
   if (!SpaceTraits<Space>::reads_slabs_in_place) GTEST_SKIP() << Space::name() << " stages every slab";
   const int shapes[][3] = {{49, 200, 100}, {49, 1100, 70}, {96, 64, 64}};
-  // The build's host tiles (HostTiles): blocks of 2 x 2 default tiles and 6 x 2 seed tiles.
+  // The build's host tiles (HostTiles): blocks of 2 x 2 default tiles and 6 x 2 seed tiles; each
+  // tile whose rows divide 49 (the tuner's seed for ResNet's M = 49 * 4^j) on blocks of 49 rows
+  // (M = 49 in one block, A read in place; M = 96 in a partial one) and of 56 (M = 49 in a
+  // partial block, A staged; M = 96 in a whole block and a partial one).
   using Wide = HostTiles::Default;
   using Tall = HostTiles::Seed;
-  for (const Config config : {ConfigBuilder().mb(2 * Wide::tm).nb(2 * Wide::tn).kb(32).tm(Wide::tm).tn(Wide::tn).team(1),
-                              ConfigBuilder().mb(6 * Tall::tm).nb(2 * Tall::tn).kb(48).tm(Tall::tm).tn(Tall::tn).team(small_team<Space>())})
+  std::vector<Config> configs = {ConfigBuilder().mb(2 * Wide::tm).nb(2 * Wide::tn).kb(32).tm(Wide::tm).tn(Wide::tn).team(1),
+                                 ConfigBuilder().mb(6 * Tall::tm).nb(2 * Tall::tn).kb(48).tm(Tall::tm).tn(Tall::tn).team(small_team<Space>())};
+  for_each_host_micro_tile([&](auto tile) {
+    if (49 % tile.tm != 0) return;
+    configs.push_back(ConfigBuilder().mb(49).nb(2 * tile.tn).kb(32).tm(tile.tm).tn(tile.tn).team(1));
+    configs.push_back(ConfigBuilder().mb(56).nb(tile.tn).kb(48).tm(tile.tm).tn(tile.tn).team(small_team<Space>()));
+  });
+  for (const Config& config : configs)
     for (const auto& shape : shapes)
       for (bool batched : {false, true}) {
         GemmCheck g;

@@ -623,6 +623,34 @@ TEST(SearchSpace, CandidatesAreLegalOnThisDeviceAndDistinct) {
   });
 }
 
+// On host spaces, each tile whose rows divide 49 starts a search on the M = 49 layers as it is
+// seeded (a candidate, not the nearest one), and every ResNet-50 batch-1 M (49 * 4^j) has
+// candidates with that tile on blocks that divide M (no partial block row).
+TEST(SearchSpace, TilesWhoseRowsDivide49AreSeededOnBlocksDividingEveryBatch1M) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    if (SpaceTraits<Space>::is_gpu) return;
+    for_each_host_micro_tile([&](auto tile) {
+      if (49 % tile.tm != 0) return;
+      const auto has_tile = [&](const Config& c) { return c.tm == tile.tm && c.tn == tile.tn; };
+      Problem p;
+      p.m = 49, p.n = 512, p.k = 4608;
+      const std::vector<Config> seeds = TuningPolicy<Space>::seed_configs(p.dtype);
+      const auto seed = std::find_if(seeds.begin(), seeds.end(), has_tile);
+      ASSERT_NE(seed, seeds.end()) << Space::name() << " " << dims(tile.tm, tile.tn);
+      const std::vector<Config> at_49 = candidate_configs<Space>(p);
+      EXPECT_NE(std::find(at_49.begin(), at_49.end(), *seed), at_49.end()) << to_string(*seed);
+      for (int m : {49, 196, 784, 3136, 12544}) {
+        p.m = m;
+        const std::vector<Config> candidates = candidate_configs<Space>(p);
+        EXPECT_TRUE(std::any_of(candidates.begin(), candidates.end(),
+                                [&](const Config& c) { return has_tile(c) && m % c.mb == 0; }))
+            << Space::name() << " M = " << m;
+      }
+    });
+  });
+}
+
 // Split K is searched only where the grid is small and every split keeps two slabs or more.
 TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem batch1;

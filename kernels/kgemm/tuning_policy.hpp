@@ -63,22 +63,39 @@ struct TuningPolicy {
   // (docs/results.md); the tuner picks per shape from the seeds and ranges below.
   static Config default_config(DType = DType::F32) { return on_blocks<HostTiles::Default>(60, 64); }
   // Where the tuner's climb may start (the best of them): the default, tall blocks for large M
-  // and wide N, and the set's other seed tile on blocks of about the default's size.
+  // and wide N, the set's other seed tile on blocks of about the default's size, and each tile
+  // whose rows divide 49 on 49 x 64 blocks. Every ResNet-50 batch-1 M is 49 * 4^j, so such a
+  // tile covers it without padding; a climb does not reach it from the other seeds, since a step
+  // changes the tile or the block rows but not both, and their block rows are not multiples of 7.
   static std::vector<Config> seed_configs(DType dtype) {
-    return {default_config(dtype), on_blocks<HostTiles::Default>(120, 128), on_blocks<HostTiles::Seed>(60, 64)};
+    std::vector<Config> seeds = {default_config(dtype), on_blocks<HostTiles::Default>(120, 128),
+                                 on_blocks<HostTiles::Seed>(60, 64)};
+    for_each_host_micro_tile([&](auto tile) {
+      if (49 % tile.tm == 0) seeds.push_back(on_blocks<decltype(tile)>(49, 64));
+    });
+    return seeds;
   }
   // No split K and one product per team: two or so threads find enough blocks in every shape.
-  // Block rows in multiples of the 12-, 8-, 6- and 4-row tiles, columns of the 8-, 16-, 32- and
-  // 64-column ones and, where a tile's columns are not a power of two (24), its own multiples; K
-  // slabs up to 512 deep (a 60 x 512 A slab and a 512 x 64 B slab fit a 2 MiB L2 with room to spare).
+  // Block rows in multiples of the 12-, 8-, 6- and 4-row tiles and, where a tile's rows divide
+  // 49, 49 and 196 (the M = 49 and 196 layers in one block row: none partial, so A is read in
+  // place; both divide every larger batch-1 M) and 8 and 16 of its tiles (for 7 rows 56 and 112,
+  // beside 60 / 64 and 120 / 128, dividing M = 784, 3136 and 12544); builds without such a tile
+  // search no more. Columns of the 8-, 16-, 32- and 64-column tiles and, where a tile's columns
+  // are not a power of two (24), its own multiples; K slabs up to 512 deep (a 60 x 512 A slab and
+  // a 512 x 64 B slab fit a 2 MiB L2 with room to spare).
   static ParamRanges ranges() {
+    std::vector<int> mb = {16, 24, 32, 48, 60, 64, 96, 120, 128, 192};
     std::vector<int> nb = {16, 32, 64, 128, 256};
     for_each_host_micro_tile([&](auto tile) {
+      if (49 % tile.tm == 0) mb.insert(mb.end(), {49, 196, 8 * tile.tm, 16 * tile.tm});
       if ((tile.tn & (tile.tn - 1)) != 0)
         for (int cols = tile.tn; cols <= nb.back(); cols *= 2) nb.push_back(cols);
     });
-    std::sort(nb.begin(), nb.end());
-    return {{16, 24, 32, 48, 60, 64, 96, 120, 128, 192}, nb, {32, 64, 128, 256, 512}, {1, 2}, {1}, {1}, {0}};
+    for (std::vector<int>* edges : {&mb, &nb}) {
+      std::sort(edges->begin(), edges->end());
+      edges->erase(std::unique(edges->begin(), edges->end()), edges->end());
+    }
+    return {mb, nb, {32, 64, 128, 256, 512}, {1, 2}, {1}, {1}, {0}};
   }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }

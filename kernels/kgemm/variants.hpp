@@ -49,13 +49,15 @@ struct HostMicroTiles {
 };
 template <>
 struct HostMicroTiles<512> {
-  // AVX-512 (32 registers): 16 or 24 accumulators, two or four 16-float vectors of B per k:
-  // 8x32, 12x32 (BLIS' AVX-512 shape) and 6x64.
+  // AVX-512 (32 registers): 14 to 24 accumulators, two or four 16-float vectors of B per k:
+  // 8x32, 12x32 (BLIS' AVX-512 shape), 6x64, and 7x32, whose rows divide every ResNet-50
+  // batch-1 M (49 * 4^j), which 8- and 12-row tiles pad (49 rows: 56 and 60 computed).
   template <class F>
   static void for_each(F&& f) {
     f(MicroTile<8, 32>{});
     f(MicroTile<12, 32>{});
     f(MicroTile<6, 64>{});
+    f(MicroTile<7, 32>{});
   }
   using Default = MicroTile<12, 32>;
   using Seed = MicroTile<8, 32>;
