@@ -14,7 +14,9 @@
 #                     (ResNet-50's im2col GEMMs and the six ResNet-18/34 shapes it lacks, batch 128
 #                     and 1, fp32 and fp16) measured exhaustively (5 reps, an empty store each), then
 #                     re-timed (16 a problem, 5 rounds) -> exhaustive-I.tsv, exhaustive-J.tsv
-#   run.sh live       calls 4 and 5 (one H200), this session's seeds: the CUDA tuner tests; the
+#   run.sh live       calls 4 - 6 (one H200), this session's seeds (call 6: and autotune re-timing
+#                     its three fastest configs before it keeps one; LIVE_RUNS="store-8 store-20
+#                     store-20-1 seeds-8", the -1 one with --confirm 1): the CUDA tuner tests; the
 #                     held-out problems measured exhaustively again and re-timed (call 5 only:
 #                     call 4 read its choices' rates from call 1's cache, another machine, whose
 #                     small kernels ran 20 - 30 % apart from call 4's) -> live-exhaustive.tsv; then
@@ -44,11 +46,12 @@ if [ "$mode" = live ]; then
     --out /tmp/exh.yaml --cache "$R/live-exhaustive.tsv" > "$R/live-exhaustive.log" 2>&1
   echo "exhaustive rc=$?"; retime "$R/live-exhaustive.tsv" "$R/retime-live.log" 100
   for round in 1 2; do
-    for run in store-8 store-20 seeds-8; do
+    for run in ${LIVE_RUNS:-store-8 store-20 seeds-8}; do  # STARTS-BUDGET[-CONFIRM]
       step "live $run, round $round"
-      budget=${run#*-}; rm -f /tmp/live.yaml; [ ${run%-*} = store ] && cp "$STORE" /tmp/live.yaml
-      timeout 100 $X/autotune --space cuda $FRESH --budget $budget --out /tmp/live.yaml --cache "$R/live-$run-$round.tsv" \
-        > "$R/live-$run-$round.log" 2>&1
+      IFS=- read -r starts budget confirm <<< "$run"
+      rm -f /tmp/live.yaml; [ $starts = store ] && cp "$STORE" /tmp/live.yaml
+      timeout 100 $X/autotune --space cuda $FRESH --budget $budget ${confirm:+--confirm $confirm} --out /tmp/live.yaml \
+        --cache "$R/live-$run-$round.tsv" > "$R/live-$run-$round.log" 2>&1
       echo "autotune rc=$? $(grep 'wall time' "$R/live-$run-$round.log")"
     done
   done
