@@ -471,12 +471,12 @@ std::vector<kgemm::Evaluated> retime_problem(const ExecSpace& space, const kgemm
 // autotune retime: the leaders of every exhaustive problem of the cache re-timed on the device
 // that measured them, appended to the cache as they are done (an interrupted run keeps them).
 template <class ExecSpace>
-void retime_cache(const ExecSpace& space, const kgemm::cli::RetimeOptions& options, const kgemm::MeasurementCache& cache) {
+void retime_cache(const ExecSpace& space, const kgemm::cli::RetimeOptions& options, const kgemm::DeviceInfo& measured_on,
+                  const std::vector<kgemm::RetimeLeaders>& all) {
   const kgemm::DeviceInfo device = kgemm::device_info<ExecSpace>();
-  if (!kgemm::same_device(*cache.device, device))
-    throw kgemm::InvalidArgument(options.cache + " was measured on " + kgemm::to_string(*cache.device) + ", not on " +
+  if (!kgemm::same_device(measured_on, device))
+    throw kgemm::InvalidArgument(options.cache + " was measured on " + kgemm::to_string(measured_on) + ", not on " +
                                  kgemm::to_string(device) + ": re-time it where it was measured");
-  const std::vector<kgemm::RetimeLeaders> all = kgemm::retime_leaders(cache, options.top);
   std::printf("autotune retime: %s, %zu problems, the %d fastest of each in %d rounds, into %s\n",
               kgemm::to_string(device).c_str(), all.size(), options.top, options.rounds, options.cache.c_str());
   kgemm::flush_output();
@@ -518,9 +518,9 @@ int main(int argc, char** argv) {
       if (!cache.device)
         throw kgemm::InvalidArgument(options->cache + " has no #device line (autotune --cache writes it): the device to "
                                      "re-time on is unknown");
-      kgemm::retime_leaders(cache, options->top);
+      const std::vector<kgemm::RetimeLeaders> leaders = kgemm::retime_leaders(cache, options->top);
       const kgemm::KokkosSession kokkos(argc, argv);
-      kgemm::with_space(cache.device->space, [&](auto space) { retime_cache(space, *options, cache); });
+      kgemm::with_space(cache.device->space, [&](auto space) { retime_cache(space, *options, *cache.device, leaders); });
       return 0;
     }
     const std::optional<kgemm::cli::AutotuneOptions> options = kgemm::cli::parse_autotune(words);

@@ -71,7 +71,7 @@ struct TuningPolicy {
     std::vector<Config> seeds = {default_config(dtype), on_blocks<HostTiles::Default>(120, 128),
                                  on_blocks<HostTiles::Seed>(60, 64)};
     for_each_host_micro_tile([&](auto tile) {
-      if (49 % tile.tm == 0) seeds.push_back(on_blocks<decltype(tile)>(49, 64));
+      if (kRowUnit % tile.tm == 0) seeds.push_back(on_blocks<decltype(tile)>(kRowUnit, 64));
     });
     return seeds;
   }
@@ -87,7 +87,7 @@ struct TuningPolicy {
     std::vector<int> mb = {16, 24, 32, 48, 60, 64, 96, 120, 128, 192};
     std::vector<int> nb = {16, 32, 64, 128, 256};
     for_each_host_micro_tile([&](auto tile) {
-      if (49 % tile.tm == 0) mb.insert(mb.end(), {49, 196, 8 * tile.tm, 16 * tile.tm});
+      if (kRowUnit % tile.tm == 0) mb.insert(mb.end(), {kRowUnit, 4 * kRowUnit, 8 * tile.tm, 16 * tile.tm});
       if ((tile.tn & (tile.tn - 1)) != 0)
         for (int cols = tile.tn; cols <= nb.back(); cols *= 2) nb.push_back(cols);
     });
@@ -101,6 +101,8 @@ struct TuningPolicy {
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
 
  private:
+  // Every ResNet-50 batch-1 M is kRowUnit * 4^j.
+  static constexpr int kRowUnit = 49;
   // Tile on blocks of at least rows x cols, rounded up to whole tiles, 256-deep slabs, one thread.
   template <class Tile>
   static Config on_blocks(int rows, int cols) {

@@ -112,19 +112,21 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   double best = 0;  // the fastest correct rate so far: configs hopeless against it are timed once
   std::unique_ptr<ProblemBench<ExecSpace, float>> bench32;
   std::unique_ptr<ProblemBench<ExecSpace, half>> bench16;
-  Evaluate measure = hooks.replay;
-  if (!measure) {
+  // A config measured against a rate to beat (0: timed in full whatever its first call).
+  std::function<Measurement(const Config&, double)> bench_measure;
+  if (!hooks.replay) {
     TimingPolicy timing;
     timing.reps = settings.reps;
     const int seed = int(settings.seed);
     if (problem.dtype == DType::F32) {
       bench32 = std::make_unique<ProblemBench<ExecSpace, float>>(space, problem, seed, timing);
-      measure = [b = bench32.get(), &best](const Config& c) { return b->measure(c, best); };
+      bench_measure = [b = bench32.get()](const Config& c, double to_beat) { return b->measure(c, to_beat); };
     } else {
       bench16 = std::make_unique<ProblemBench<ExecSpace, half>>(space, problem, seed, timing);
-      measure = [b = bench16.get(), &best](const Config& c) { return b->measure(c, best); };
+      bench_measure = [b = bench16.get()](const Config& c, double to_beat) { return b->measure(c, to_beat); };
     }
   }
+  const Evaluate measure = hooks.replay ? hooks.replay : Evaluate([&](const Config& c) { return bench_measure(c, best); });
   const Evaluate recorded = [&](const Config& c) {
     const Measurement m = measure(c);
     if (m.correct) best = std::max(best, m.gflops);
@@ -146,7 +148,6 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   out.search = search(candidates, starts, settings.strategy, settings.budget, settings.seed, measure_once, hooks.progress,
                       model_prediction(problem, device), step_after_starts(starts, known));
 
-  if (!out.baseline.correct && out.search.best_gflops <= 0) return out;
   // The default first: it keeps the place a tie gives it over the search's configs.
   std::vector<Evaluated> measured{{fallback, out.baseline}};
   measured.insert(measured.end(), out.search.log.begin(), out.search.log.end());
@@ -154,18 +155,16 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
     const std::vector<Config> leaders = fastest_measured(measured, std::size_t(settings.confirm));
     if (leaders.size() > 1) {
       // Timed in full, none of them hopeless: the search's cut-off would keep a slow first call.
-      const Evaluate timed = hooks.replay ? hooks.replay
-                             : bench32   ? Evaluate([b = bench32.get()](const Config& c) { return b->measure(c); })
-                                         : Evaluate([b = bench16.get()](const Config& c) { return b->measure(c); });
+      const Evaluate timed = hooks.replay ? hooks.replay : Evaluate([&](const Config& c) { return bench_measure(c, 0); });
       measured = retime(leaders, kConfirmRounds, timed);
-      for (const Evaluated& e : measured)
+      for (const Evaluated& e : measured) {
         if (hooks.record) hooks.record(e.config, e.measurement);
-      for (const Evaluated& e : measured)
         if (e.config == fallback) out.baseline = e.measurement;
+      }
     }
   }
   const std::vector<Config> kept = fastest_measured(measured, 1);
-  if (kept.empty()) return out;
+  if (kept.empty()) return out;  // no config computed the problem right
   TunedEntry entry;
   entry.problem = problem;
   entry.candidates = int(out.search.log.size());
