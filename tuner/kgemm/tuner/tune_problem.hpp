@@ -32,8 +32,7 @@ struct TuneSettings {
   int reps = 7;            // timed runs per candidate
   // The fastest configs found (the default among them) re-timed in kConfirmRounds alternating
   // rounds before one is kept, by median: the highest of many single readings is as often a lucky
-  // reading as a faster config (on the H200, live at budget 20: 0.976 - 0.979 of the exhaustive
-  // best, where the same search replayed reaches 0.993). 0 or 1: the fastest single reading.
+  // reading as a faster config (docs/tuning.md). 0 or 1: the fastest single reading.
   int confirm = 3;
 };
 
