@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # kgemm-compare-strategies end to end: exhaustive autotune runs on tiny shapes write a cache with
-# the device and each search's givens; `autotune retime` re-times each problem's leaders into it;
+# the device and each search's givens; `autotune retime` re-times each problem's leaders into it,
+# with a short climb's choices beside them (--store);
 # the tool replays every strategy on it (an unlimited budget reaches the exhaustive best, re-timed
 # rates included), checks the dispatch model on it, and refuses what it cannot use with a
 # message: a cache of searches cut short, --starts store without the device line, a bad --starts;
-# retime refuses a cache of another device or without one.
+# retime refuses a cache of another device or without one, and a --store of another device or of
+# none of its problems.
 # Usage: compare_strategies.sh <autotune binary> <kgemm-compare-strategies binary> <space>
 set -euo pipefail
 autotune=$1 compare=$2 space=$3
@@ -25,6 +27,14 @@ lines=$(wc -l < "$dir/cache.tsv")
 [ "$(tail -n 9 "$dir/cache.tsv" | grep -c '	re-timed: median of 3 rounds (')" = 9 ] || { tail -n 9 "$dir/cache.tsv"; exit 1; }
 [ "$(grep -c '^gemm_f32_nn_' "$dir/retime.log")" = 3 ] || { cat "$dir/retime.log"; exit 1; }
 grep -q '^geometric means over 3 problems: ' "$dir/retime.log" || { cat "$dir/retime.log"; exit 1; }
+
+# A short climb's store judged beside the leaders: its config for each problem re-timed in the
+# same rounds and shown over the re-timed best.
+"$autotune" --space "$space" --budget 2 --reps 1 --out "$dir/climb.yaml" --shape 13x17x19,29x31x37,64x48x40 > "$dir/climb.log" 2>&1
+"$autotune" retime --cache "$dir/cache.tsv" --store "$dir/climb.yaml" --top 3 --rounds 3 --reps 1 > "$dir/judged.log" 2> "$dir/judged.err"
+grep -q "^$dir/climb.yaml's configs over the re-timed best, 3 problems: geometric mean [01][.][0-9]*, worst [01][.][0-9]*, [0-3] reach 0.98$" \
+    "$dir/judged.log" || { cat "$dir/judged.log"; exit 1; }
+[ "$(grep -c '^gemm_f32_nn_.* [01][.][0-9][0-9][0-9] .*' "$dir/judged.log")" = 3 ] || { cat "$dir/judged.log"; exit 1; }
 
 "$compare" --cache "$dir/cache.tsv" --seeds 2 --budgets 3,100000 --per-problem > "$dir/compare.log"
 grep -q '^3 problems measured exhaustively' "$dir/compare.log" || { cat "$dir/compare.log"; exit 1; }
@@ -49,6 +59,12 @@ grep -q "no-device.tsv has no #device line" "$dir/retime-no-device.err" || { cat
 sed 's/^#device\t\([^\t]*\)\t[^\t]*/#device\t\1\tAnother CPU/' "$dir/cache.tsv" > "$dir/other.tsv"
 if "$autotune" retime --cache "$dir/other.tsv" 2> "$dir/other.err"; then echo "retime re-timed another device's cache"; exit 1; fi
 grep -q "other.tsv was measured on $space on Another CPU .*: re-time it where it was measured" "$dir/other.err" || { cat "$dir/other.err"; exit 1; }
+sed '/^device:/s/name: [^,]*/name: Another CPU/' "$dir/climb.yaml" > "$dir/other.yaml"
+if "$autotune" retime --cache "$dir/cache.tsv" --store "$dir/other.yaml" 2> "$dir/other-store.err"; then echo "retime judged another device's store"; exit 1; fi
+grep -q "other.yaml was tuned on .*, not on .* where .*cache.tsv was measured" "$dir/other-store.err" || { cat "$dir/other-store.err"; exit 1; }
+"$autotune" --space "$space" --budget 2 --reps 1 --out "$dir/elsewhere.yaml" --shape 8x8x8 > "$dir/elsewhere.log" 2>&1
+if "$autotune" retime --cache "$dir/cache.tsv" --store "$dir/elsewhere.yaml" 2> "$dir/elsewhere.err"; then echo "retime judged a store of other problems"; exit 1; fi
+grep -q "elsewhere.yaml holds none of the problems .* measured exhaustively: nothing to judge" "$dir/elsewhere.err" || { cat "$dir/elsewhere.err"; exit 1; }
 if "$compare" --cache "$dir/cache.tsv" --starts everywhere 2> "$dir/starts.err"; then echo "a bad --starts was taken"; exit 1; fi
 grep -q "option --starts: 'everywhere' is not one of store, seeds, recorded" "$dir/starts.err" || { cat "$dir/starts.err"; exit 1; }
 "$autotune" --space "$space" --budget 3 --reps 1 --out "$dir/short.yaml" --cache "$dir/short.tsv" --shape 13x17x19 > "$dir/short.log" 2>&1

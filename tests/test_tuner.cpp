@@ -353,6 +353,43 @@ TEST(Retime, LeadersAreTheFastestCorrectConfigsOfEachExhaustiveProblem) {
   EXPECT_THROW(retime_leaders(cache, 2), std::invalid_argument);
 }
 
+// A store's choice for a problem joins its leaders once, after them, where it is none of them;
+// problems the store lacks, and entries for other problems, judge nothing.
+TEST(Retime, AStoresChoiceIsReTimedBesideTheLeadersOnce) {
+  const Config a = parse_config("mb64_nb64_kb32_tm4_tn4_team16"), b = parse_config("mb64_nb64_kb32_tm8_tn8_team16"),
+               c = parse_config("mb32_nb64_kb32_tm4_tn4_team16");
+  Problem p, q, r;
+  p.m = 49, p.n = 2048, p.k = 512;
+  q.m = 196, q.n = 256, q.k = 128;
+  r.m = 784, r.n = 128, r.k = 512;
+  MeasurementCache cache;
+  for (const Problem& x : {p, q}) {
+    RecordedSearch& searched = cache.problems[to_string(x)];
+    searched.given.candidates = 3;
+    searched.measured = {{a, {true, 30, ""}}, {b, {true, 20, ""}}, {c, {true, 10, ""}}};
+  }
+  std::vector<RetimeLeaders> leaders = retime_leaders(cache, 2);  // a, b each
+  ConfigStore store;
+  TunedEntry entry{p, c, 100, 50, 3};  // c: not a leader of p
+  store.put(entry);
+  entry.problem = r, entry.config = a;  // no problem of the cache
+  store.put(entry);
+  EXPECT_EQ(judge_store(leaders, store), 1u);
+  ASSERT_EQ(leaders.size(), 2u);
+  const RetimeLeaders& of_p = leaders[0].problem == p ? leaders[0] : leaders[1];
+  const RetimeLeaders& of_q = leaders[0].problem == p ? leaders[1] : leaders[0];
+  ASSERT_TRUE(of_p.judged.has_value());
+  EXPECT_EQ(*of_p.judged, c);
+  EXPECT_FALSE(of_q.judged.has_value());
+  EXPECT_EQ(retimed_configs(of_p), (std::vector<Config>{a, b, c}));
+  EXPECT_EQ(retimed_configs(of_q), (std::vector<Config>{a, b}));
+
+  entry.problem = p, entry.config = b;  // a leader of p: re-timed once
+  store.put(entry);
+  EXPECT_EQ(judge_store(leaders, store), 1u);
+  EXPECT_EQ(retimed_configs(of_p), (std::vector<Config>{a, b}));
+}
+
 TEST(Retime, RoundsVisitEveryConfigOnceFromAShiftingStartAndKeepMedians) {
   const std::vector<Config> configs = {parse_config("mb64_nb64_kb32_tm4_tn4_team16"),
                                        parse_config("mb64_nb64_kb32_tm8_tn8_team16"),

@@ -432,6 +432,15 @@ struct Retimed {
     const kgemm::Measurement& again = retimed.front().measurement;
     return again.correct ? again.gflops / recorded_best().measurement.gflops : 0;
   }
+  // The judged config's re-timed rate over the re-timed best (0 where it was wrong); none where
+  // nothing was judged.
+  std::optional<double> judged_share() const {
+    if (!recorded.judged) return std::nullopt;
+    const kgemm::Evaluated* best = retimed_best();
+    for (const kgemm::Evaluated& e : retimed)
+      if (e.config == *recorded.judged) return e.measurement.correct && best ? e.measurement.gflops / best->measurement.gflops : 0;
+    return 0;
+  }
   // Whether a config left out was recorded faster than the re-timed best: too few re-timed.
   bool too_few() const {
     return recorded.first_left_out && (!retimed_best() || *recorded.first_left_out > retimed_best()->measurement.gflops);
@@ -449,6 +458,9 @@ const Columns<Retimed> kRetimeColumns{
     {"first_left_out", "first left out", 14, Style::Rate, kTable, [](const Retimed& r) -> Value {
        return r.recorded.first_left_out ? Value(*r.recorded.first_left_out) : Value();
      }},
+    {"judged", "--store's / best", 16, Style::Share, kTable, [](const Retimed& r) -> Value {
+       return r.judged_share() ? Value(*r.judged_share()) : Value();
+     }},
     {"config", "re-timed best's config", 0, Style::Text, kTable, [](const Retimed& r) -> Value {
        if (!r.retimed_best()) return std::string("none correct");
        const kgemm::Evaluated& best = *r.retimed_best();
@@ -457,15 +469,26 @@ const Columns<Retimed> kRetimeColumns{
      }},
 };
 
+// --store's summary: its configs over the re-timed bests, as kgemm-compare-strategies summarizes a
+// replayed search.
+void print_judged(const std::vector<Retimed>& rows, const std::string& store) {
+  std::vector<double> shares;
+  for (const Retimed& r : rows)
+    if (r.judged_share()) shares.push_back(*r.judged_share());
+  double log_sum = 0;
+  for (double s : shares) log_sum += std::log(std::max(s, 1e-9));
+  fmt::print("{}'s configs over the re-timed best, {} problems: geometric mean {:.3f}, worst {:.3f}, {} reach 0.98\n", store,
+             shares.size(), std::exp(log_sum / double(shares.size())), *std::min_element(shares.begin(), shares.end()),
+             std::count_if(shares.begin(), shares.end(), [](double s) { return s >= 0.98; }));
+}
+
 template <class Scalar, class ExecSpace>
 std::vector<kgemm::Evaluated> retime_problem(const ExecSpace& space, const kgemm::RetimeLeaders& leaders,
                                              const kgemm::cli::RetimeOptions& options) {
   kgemm::TimingPolicy timing;
   timing.reps = options.reps;
   const kgemm::ProblemBench<ExecSpace, Scalar> bench(space, leaders.problem, options.seed, timing);
-  std::vector<kgemm::Config> configs;
-  for (const kgemm::Evaluated& e : leaders.leaders) configs.push_back(e.config);
-  return kgemm::retime(configs, options.rounds, [&](const kgemm::Config& c) { return bench.measure(c); });
+  return kgemm::retime(kgemm::retimed_configs(leaders), options.rounds, [&](const kgemm::Config& c) { return bench.measure(c); });
 }
 
 // autotune retime: the leaders of every exhaustive problem of the cache re-timed on the device
@@ -502,6 +525,7 @@ void retime_cache(const ExecSpace& space, const kgemm::cli::RetimeOptions& optio
   fmt::print("geometric means over {} problems: the recorded best re-timed {:.3f} of its recording, the re-timed best "
              "{:.3f}; another config first on {}; a config left out recorded above the re-timed best on {}\n",
              rows.size(), std::exp(log_held / n), std::exp(log_best / n), moved, too_few);
+  if (options.store) print_judged(rows, *options.store);
 }
 
 }  // namespace
@@ -518,7 +542,16 @@ int main(int argc, char** argv) {
       if (!cache.device)
         throw kgemm::InvalidArgument(options->cache + " has no #device line (autotune --cache writes it): the device to "
                                      "re-time on is unknown");
-      const std::vector<kgemm::RetimeLeaders> leaders = kgemm::retime_leaders(cache, options->top);
+      std::vector<kgemm::RetimeLeaders> leaders = kgemm::retime_leaders(cache, options->top);
+      if (options->store) {
+        const kgemm::ConfigStore store = kgemm::ConfigStore::load(*options->store);
+        if (!kgemm::same_device(store.header.device, *cache.device))
+          throw kgemm::InvalidArgument("--store " + *options->store + " was tuned on " + kgemm::to_string(store.header.device) +
+                                       ", not on " + kgemm::to_string(*cache.device) + " where " + options->cache + " was measured");
+        if (kgemm::judge_store(leaders, store) == 0)
+          throw kgemm::InvalidArgument("--store " + *options->store + " holds none of the problems " + options->cache +
+                                       " measured exhaustively: nothing to judge");
+      }
       const kgemm::KokkosSession kokkos(argc, argv);
       kgemm::with_space(cache.device->space, [&](auto space) { retime_cache(space, *options, *cache.device, leaders); });
       return 0;

@@ -20,7 +20,7 @@ A bad or foreign store refuses the whole merge and leaves --out as it was. --loc
 bounds the wait for --out's lock as when tuning.
 )";
 
-const char* kRetimeUsage = "usage: autotune retime --cache FILE [--top N] [--rounds R] [--reps N] [--seed N]";
+const char* kRetimeUsage = "usage: autotune retime --cache FILE [--store FILE] [--top N] [--rounds R] [--reps N] [--seed N]";
 
 const char* kRetimeText = R"(retime: measures again, on the device the cache names, the N fastest configs of every problem the
 cache FILE measured exhaustively, in R rounds that each visit every one of them once, and
@@ -29,6 +29,9 @@ kgemm-compare-strategies: the best of thousands of single readings is biased upw
 replay judged against it misses a lucky reading rather than a faster config. A table shows per
 problem the recorded best and the re-timed one, and warns where the fastest config left out was
 recorded above the re-timed best (a larger --top would re-time it too).
+With --store, the config a store (a search's --out, on the same device) holds for each of those
+problems is re-timed in the same rounds and shown over the re-timed best: a search judged on
+equal terms with the exhaustive one, not by readings taken minutes apart.
 )";
 
 const char* kTuneText = R"(Each candidate is checked before it is timed: its output (poisoned with NaN first) must be
@@ -205,6 +208,7 @@ std::optional<RetimeOptions> parse_retime(const std::vector<std::string>& words)
   RetimeOptions o;
   App app(kRetimeText, "autotune retime", "Kokkos' flags pass through: --kokkos-num-threads=N (the cache's thread count), --kokkos-device-id=N");
   app.add_option("--cache", o.cache, "the measurement cache of an exhaustive autotune run, extended in place")->type_name("FILE");
+  app.add_option("--store", o.store, "a store of the same device whose configs for these problems are re-timed and judged too")->type_name("FILE");
   app.add_option("--top", o.top, "configs re-timed per problem, the fastest recorded")->transform(count())->type_name("N")->capture_default_str();
   app.add_option("--rounds", o.rounds, "rounds, each measuring every one of them once")->transform(count())->type_name("R")->capture_default_str();
   app.add_option("--reps", o.reps, "timed repetitions per measurement, median")->transform(count())->type_name("N")->capture_default_str();

@@ -31,6 +31,21 @@ std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top
   return out;
 }
 
+std::size_t judge_store(std::vector<RetimeLeaders>& problems, const ConfigStore& store) {
+  std::size_t judged = 0;
+  for (RetimeLeaders& r : problems)
+    if (const TunedEntry* entry = store.exact(r.problem)) r.judged = entry->config, ++judged;
+  return judged;
+}
+
+std::vector<Config> retimed_configs(const RetimeLeaders& problem) {
+  std::vector<Config> configs;
+  for (const Evaluated& e : problem.leaders) configs.push_back(e.config);
+  if (problem.judged && std::find(configs.begin(), configs.end(), *problem.judged) == configs.end())
+    configs.push_back(*problem.judged);
+  return configs;
+}
+
 std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std::size_t count) {
   std::vector<const Evaluated*> correct;
   for (const Evaluated& e : measured)

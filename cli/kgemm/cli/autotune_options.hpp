@@ -43,6 +43,7 @@ struct MergeOptions {
 
 struct RetimeOptions {
   std::string cache;
+  std::optional<std::string> store;  // its configs for the cache's problems re-timed beside the leaders
   int top = 16;
   int rounds = 5;
   int reps = 7;

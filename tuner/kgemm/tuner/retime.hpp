@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/problem.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/search.hpp"
@@ -21,11 +22,21 @@ struct RetimeLeaders {
   Problem problem;
   std::vector<Evaluated> leaders;
   std::optional<double> first_left_out;  // GFLOP/s
+  // A search's choice for the problem, re-timed in the same rounds as the leaders so that it is
+  // judged against them on equal terms: single readings taken minutes apart are not.
+  std::optional<Config> judged;
 };
 
 // Every exhaustively measured problem of the cache, in key order. Throws InvalidArgument when
 // `top` < 1 or no problem was measured exhaustively.
 std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top);
+
+// Sets each problem's `judged` to `store`'s config for exactly that problem, where it has one;
+// returns how many it set.
+std::size_t judge_store(std::vector<RetimeLeaders>& problems, const ConfigStore& store);
+
+// What one problem's rounds measure: its leaders, then the judged config where it is none of them.
+std::vector<Config> retimed_configs(const RetimeLeaders& problem);
 
 // The `count` fastest distinct correct configs of `measured`, fastest first (a config measured
 // twice counts at its faster reading).
