@@ -890,6 +890,37 @@ TEST(SearchSpace, TheStoresStartsSplitEachConfigOneWayAtMost) {
   EXPECT_TRUE(split_otherwise(split_again, starts)) << to_string(split_again);
 }
 
+// Where the store offers only split configs, the last start gives way to the first one unsplit:
+// the model's depth and fill factors can favour splitting a small grid that runs faster whole
+// (docs/tuning.md: 0.74 of the best live on such a problem), and a budget of 8 measures no other.
+// An unsplit form the problem cannot take changes nothing.
+TEST(SearchSpace, AStoreOfferingOnlySplitConfigsAlsoOffersTheFirstUnsplit) {
+  Problem thin;  // 1 x 8 blocks of 64 x 64 on 132 SMs: the model splits every config
+  thin.m = 49, thin.n = 512, thin.k = 4608;
+  Problem wide = thin, deep = thin;
+  wide.n *= 2, deep.k *= 2;
+  DeviceInfo gpu;
+  gpu.space = "cuda", gpu.device = "a GPU", gpu.arch = "sm_90", gpu.threads = 132, gpu.memory_gbps = 3000;
+  ConfigStore store;
+  store.header.device = gpu;
+  store.put({wide, parse_config("mb64_nb64_kb32_tm8_tn4_team128"), 1000, 50, 10});
+  store.put({deep, parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"), 900, 50, 10});
+  const auto any = [](const Config&) { return true; };
+  const std::vector<Config> split_only = store_starts(store, thin, gpu, [](const Config& c) { return c.ks > 1; }, 2);
+  ASSERT_EQ(split_only.size(), 2u);
+  for (const Config& c : split_only) EXPECT_GT(c.ks, 1) << to_string(c);  // no unsplit form it could take
+  const std::vector<Config> two = store_starts(store, thin, gpu, any, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two.front(), split_only.front());
+  Config unsplit = two.front();
+  unsplit.ks = 1;
+  EXPECT_GT(two.front().ks, 1);
+  EXPECT_EQ(two.back(), unsplit) << to_string(two.back());
+  // Six starts already hold unsplit configs: nothing gives way.
+  const std::vector<Config> six = store_starts(store, thin, gpu, any);
+  EXPECT_EQ(std::count_if(six.begin(), six.end(), [](const Config& c) { return c.ks == 1; }), 2);
+}
+
 // An entry of an older kernel generation, re-timed on its device: kept with today's rates and
 // generation where it runs at least as fast as the default (or is the default), dropped where
 // it runs slower or wrong. The measurements are made up: what is decided, not timed.

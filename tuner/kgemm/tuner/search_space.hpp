@@ -157,8 +157,9 @@ inline bool split_otherwise(const Config& config, const std::vector<Config>& sta
 // once, in one split at most besides unsplit (split_otherwise), and each one `legal` takes: first
 // what dispatch would run (the problem's own entry or, where the store lacks it, the dispatch
 // model's best: rank_stored_configs with here's facts, the store may be another device's), so a
-// search never ends below it; then the model's next best, ranked with kStartTrustDecay. Empty when
-// nothing stored or proposed can run the problem here.
+// search never ends below it; then the model's next best, ranked with kStartTrustDecay; where all
+// of them are split, the last replaced by the first unsplit, if legal. Empty when nothing stored
+// or proposed can run the problem here.
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
                                  const Legal& legal, std::size_t count = kStoreStarts) {
@@ -173,6 +174,15 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
   };
   add(rank_stored_configs(store, problem, here), std::min<std::size_t>(count, 1));
   add(rank_stored_configs(store, problem, here, kStartTrustDecay), count);
+  // Only split configs offered: the last gives way to the first unsplit. The model's depth and
+  // fill factors can favour splitting a small grid that runs faster whole, and a budget of 8
+  // measures nothing else (docs/tuning.md, "Search quality").
+  const bool all_split = !starts.empty() && std::all_of(starts.begin(), starts.end(), [](const Config& c) { return c.ks > 1; });
+  if (all_split && count > 1) {
+    Config unsplit = starts.front();
+    unsplit.ks = 1;
+    if (legal(unsplit)) starts.back() = unsplit;
+  }
   return starts;
 }
 template <class ExecSpace>
