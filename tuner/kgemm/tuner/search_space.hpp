@@ -181,7 +181,12 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
   if (all_split && count > 1) {
     Config unsplit = starts.front();
     unsplit.ks = 1;
-    if (legal(unsplit)) starts.back() = unsplit;
+    if (legal(unsplit)) {
+      if (starts.size() < count)
+        starts.push_back(unsplit);
+      else
+        starts.back() = unsplit;  // count > 1: never dispatch's pick
+    }
   }
   return starts;
 }
