@@ -40,6 +40,19 @@ double smooth_speed(const Config& c) {
   return 100.0 * closeness(c.mb, 64) * closeness(c.nb, 128) * closeness(c.kb, 64);
 }
 
+// A GPU whose split K the dispatch model prices (132 SMs, a known bandwidth), and a problem of
+// 1 x 8 blocks of 64 x 64 on it with K long enough for every split.
+DeviceInfo split_pricing_gpu() {
+  DeviceInfo gpu;
+  gpu.space = "cuda", gpu.device = "a GPU", gpu.arch = "sm_90", gpu.threads = 132, gpu.memory_gbps = 3000;
+  return gpu;
+}
+Problem thin_grid() {
+  Problem thin;
+  thin.m = 49, thin.n = 512, thin.k = 4608;
+  return thin;
+}
+
 TEST(Search, FastButWrongConfigNeverWins) {
   const auto configs = grid_of_configs();
   const Config wrong = parse_config("mb128_nb256_kb128_tm4_tn4_team1");
@@ -164,11 +177,7 @@ TEST(Search, ClimbStepsToTheNeighbourPredictedFastestFirst) {
 // a block that pads the problem more slower, a split of K on a grid that leaves most SMs idle
 // faster (the sum pass costs less than the idle SMs).
 TEST(Search, ModelPredictionScalesAMeasuredRateByTheFit) {
-  Problem few_blocks;  // 1 x 8 blocks of 64 x 64 on 132 SMs, K long enough for splits
-  few_blocks.m = 49, few_blocks.n = 512, few_blocks.k = 4608;
-  DeviceInfo gpu;
-  gpu.space = "cuda", gpu.device = "a GPU", gpu.arch = "sm_90", gpu.threads = 132, gpu.memory_gbps = 3000;
-  const Predict predict = model_prediction(few_blocks, gpu);
+  const Predict predict = model_prediction(thin_grid(), split_pricing_gpu());
   const Config here = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
   Config padded = here, split = here;
   padded.mb = 128, split.ks = 8;
@@ -852,20 +861,27 @@ TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
 // The store's starts hold a config in one split at most besides unsplit: the model proposes a
 // stored config split every way that fits a thin shape, and a climb steps along a start's splits
 // itself, so the other starts go to other configs; the unsplit config stays a start of its own.
-TEST(SearchSpace, TheStoresStartsSplitEachConfigOneWayAtMost) {
-  Problem thin;  // 1 x 8 blocks of 64 x 64 on 132 SMs, K long enough for every split
-  thin.m = 49, thin.n = 512, thin.k = 4608;
-  Problem wide = thin, deep = thin;
-  wide.n *= 2, deep.k *= 2;
-  DeviceInfo gpu;
-  gpu.space = "cuda", gpu.device = "a GPU", gpu.arch = "sm_90", gpu.threads = 132, gpu.memory_gbps = 3000;
+// A store of split_pricing_gpu() holding two neighbours of thin_grid(), twice as wide and twice as
+// deep, each with a config the model proposes split every way that fits the thin grid.
+struct ThinGridNeighbours {
+  Problem thin = thin_grid();
+  DeviceInfo gpu = split_pricing_gpu();
+  Config simt = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
+  Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
   ConfigStore store;
-  store.header.device = gpu;
-  const Config simt = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
-  const Config tensor_cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
-  store.put({wide, simt, 1000, 50, 10});
-  store.put({deep, tensor_cores, 900, 50, 10});
-  const std::vector<Config> starts = store_starts(store, thin, gpu, [](const Config&) { return true; });
+  ThinGridNeighbours() {
+    Problem wide = thin, deep = thin;
+    wide.n *= 2, deep.k *= 2;
+    store.header.device = gpu;
+    store.put({wide, simt, 1000, 50, 10});
+    store.put({deep, tensor_cores, 900, 50, 10});
+  }
+};
+
+TEST(SearchSpace, TheStoresStartsSplitEachConfigOneWayAtMost) {
+  const ThinGridNeighbours n;
+  const Config &simt = n.simt, &tensor_cores = n.tensor_cores;
+  const std::vector<Config> starts = store_starts(n.store, n.thin, n.gpu, [](const Config&) { return true; });
   const auto splits_of = [&](const Config& config) {
     std::vector<int> splits;
     for (Config start : starts) {
@@ -895,21 +911,12 @@ TEST(SearchSpace, TheStoresStartsSplitEachConfigOneWayAtMost) {
 // (docs/tuning.md: 0.74 of the best live on such a problem), and a budget of 8 measures no other.
 // An unsplit form the problem cannot take changes nothing.
 TEST(SearchSpace, AStoreOfferingOnlySplitConfigsAlsoOffersTheFirstUnsplit) {
-  Problem thin;  // 1 x 8 blocks of 64 x 64 on 132 SMs: the model splits every config
-  thin.m = 49, thin.n = 512, thin.k = 4608;
-  Problem wide = thin, deep = thin;
-  wide.n *= 2, deep.k *= 2;
-  DeviceInfo gpu;
-  gpu.space = "cuda", gpu.device = "a GPU", gpu.arch = "sm_90", gpu.threads = 132, gpu.memory_gbps = 3000;
-  ConfigStore store;
-  store.header.device = gpu;
-  store.put({wide, parse_config("mb64_nb64_kb32_tm8_tn4_team128"), 1000, 50, 10});
-  store.put({deep, parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc"), 900, 50, 10});
+  const ThinGridNeighbours n;  // the model splits every config on the thin grid
   const auto any = [](const Config&) { return true; };
-  const std::vector<Config> split_only = store_starts(store, thin, gpu, [](const Config& c) { return c.ks > 1; }, 2);
+  const std::vector<Config> split_only = store_starts(n.store, n.thin, n.gpu, [](const Config& c) { return c.ks > 1; }, 2);
   ASSERT_EQ(split_only.size(), 2u);
   for (const Config& c : split_only) EXPECT_GT(c.ks, 1) << to_string(c);  // no unsplit form it could take
-  const std::vector<Config> two = store_starts(store, thin, gpu, any, 2);
+  const std::vector<Config> two = store_starts(n.store, n.thin, n.gpu, any, 2);
   ASSERT_EQ(two.size(), 2u);
   EXPECT_EQ(two.front(), split_only.front());
   Config unsplit = two.front();
@@ -917,7 +924,7 @@ TEST(SearchSpace, AStoreOfferingOnlySplitConfigsAlsoOffersTheFirstUnsplit) {
   EXPECT_GT(two.front().ks, 1);
   EXPECT_EQ(two.back(), unsplit) << to_string(two.back());
   // Six starts already hold unsplit configs: nothing gives way.
-  const std::vector<Config> six = store_starts(store, thin, gpu, any);
+  const std::vector<Config> six = store_starts(n.store, n.thin, n.gpu, any);
   EXPECT_EQ(std::count_if(six.begin(), six.end(), [](const Config& c) { return c.ks == 1; }), 2);
 }
 

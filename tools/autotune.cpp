@@ -459,7 +459,8 @@ const Columns<Retimed> kRetimeColumns{
        return r.recorded.first_left_out ? Value(*r.recorded.first_left_out) : Value();
      }},
     {"judged", "--store's / best", 16, Style::Share, kTable, [](const Retimed& r) -> Value {
-       return r.judged_share() ? Value(*r.judged_share()) : Value();
+       const std::optional<double> share = r.judged_share();
+       return share ? Value(*share) : Value();
      }},
     {"config", "re-timed best's config", 0, Style::Text, kTable, [](const Retimed& r) -> Value {
        if (!r.retimed_best()) return std::string("none correct");
@@ -474,7 +475,7 @@ const Columns<Retimed> kRetimeColumns{
 void print_judged(const std::vector<Retimed>& rows, const std::string& store) {
   std::vector<double> shares;
   for (const Retimed& r : rows)
-    if (r.judged_share()) shares.push_back(*r.judged_share());
+    if (const std::optional<double> share = r.judged_share()) shares.push_back(*share);
   double log_sum = 0;
   for (double s : shares) log_sum += std::log(std::max(s, 1e-9));
   fmt::print("{}'s configs over the re-timed best, {} problems: geometric mean {:.3f}, worst {:.3f}, {} reach 0.98\n", store,

@@ -79,7 +79,8 @@ struct TuningPolicy {
                                   BlockShape{4 * kRowUnit, 64, 512}, BlockShape{16 * Tile::tm, 32, 256}})
         seeds.push_back(on_blocks<Tile>(b));
     });
-    if (seeds.size() > 1)
+    const bool row_unit_tile = seeds.size() > 1;  // some tile's rows divide 49: its seeds are in
+    if (row_unit_tile)
       seeds.push_back(on_blocks<HostTiles::Seed>({56, 32, 256}));
     else
       seeds.insert(seeds.end(), {on_blocks<HostTiles::Default>({120, 128, 256}), on_blocks<HostTiles::Seed>({60, 64, 256})});
