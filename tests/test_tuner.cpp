@@ -908,7 +908,7 @@ TEST(SearchSpace, TheStoresStartsSplitEachConfigOneWayAtMost) {
 
 // Where the store offers only split configs, the last start gives way to the first one unsplit:
 // the model's depth and fill factors can favour splitting a small grid that runs faster whole
-// (docs/tuning.md: 0.74 of the best live on such a problem), and a budget of 8 measures no other.
+// (docs/tuning.md, "Search quality"), and a budget of 8 measures no other.
 // An unsplit form the problem cannot take changes nothing.
 TEST(SearchSpace, AStoreOfferingOnlySplitConfigsAlsoOffersTheFirstUnsplit) {
   const ThinGridNeighbours n;  // the model splits every config on the thin grid
