@@ -173,6 +173,22 @@ TEST(Search, ClimbStepsToTheNeighbourPredictedFastestFirst) {
   EXPECT_LT(found_unguided, 5);
 }
 
+// A warp tile's rows and its columns are a step each: from a 32 x 64 warp tile a climb of two
+// steps reaches 64 x 64 (the block's two other tiles, 32 x 32 and 64 x 32, are slower than the
+// start), where one ordering of the tiles would put 64 x 32 between them and end the climb at the
+// start.
+TEST(Search, ClimbStepsAlongAWarpTilesRowsAndColumnsApart) {
+  std::vector<Config> configs;
+  for (auto [tm, tn] : {std::pair{32, 32}, {32, 64}, {64, 32}, {64, 64}})
+    configs.push_back(ConfigBuilder().mb(128).nb(64).kb(16).tm(tm).tn(tn).team(128 / tm * (64 / tn) * 32).family(Family::TensorCore));
+  const Config start = configs[1], best = configs[3];
+  const auto speed = [&](const Config& c) { return Measurement{true, c == best ? 200.0 : c == start ? 100.0 : 50.0, ""}; };
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const SearchOutcome outcome = search(configs, {start}, Strategy::Climb, parse_budget("3"), seed, speed);
+    EXPECT_EQ(outcome.best, best) << "seed " << seed;
+  }
+}
+
 // The dispatch model's prediction from a measured config: the same config at the rate measured,
 // a block that pads the problem more slower, a split of K on a grid that leaves most SMs idle
 // faster (the sum pass costs less than the idle SMs).

@@ -67,15 +67,18 @@ namespace {
 
 // The parameters Climb steps along; the team size is not one of them on its own (on GPUs it
 // follows from the tiles), but configs differing only in team (or kernel family) are neighbours too.
-using Coordinates = std::array<int, 7>;  // ranks of mb, nb, kb, the micro-tile, ks, bb and slab buffers
+// The micro-tile's rows and columns are two: doubling a warp tile's rows is one step whatever its
+// columns (a 32 x 64 warp tile's 64 x 64 neighbour, the best on a K = 147 layer where the 64 x 32
+// one between them in a single ordering is slower).
+using Coordinates = std::array<int, 8>;  // ranks of mb, nb, kb, tm, tn, ks, bb and slab buffers
 
 class Neighbourhood {
  public:
   explicit Neighbourhood(const std::vector<Config>& candidates) : candidates_(candidates) {
     for (const Config& c : candidates) {
       values_[0].insert(c.mb), values_[1].insert(c.nb), values_[2].insert(c.kb);
-      values_[3].insert(c.tm * 1000 + c.tn), values_[4].insert(c.ks), values_[5].insert(c.bb);
-      values_[6].insert(c.slab_buffers);
+      values_[3].insert(c.tm), values_[4].insert(c.tn), values_[5].insert(c.ks), values_[6].insert(c.bb);
+      values_[7].insert(c.slab_buffers);
     }
     for (const Config& c : candidates) at_.push_back(coordinates(c));
   }
@@ -107,8 +110,8 @@ class Neighbourhood {
   // A value's rank among the candidates' values; one that none has ranks where it would go.
   int rank(int p, int value) const { return int(std::distance(values_[p].begin(), values_[p].lower_bound(value))); }
   Coordinates coordinates(const Config& c) const {
-    return {rank(0, c.mb), rank(1, c.nb), rank(2, c.kb), rank(3, c.tm * 1000 + c.tn),
-            rank(4, c.ks), rank(5, c.bb), rank(6, c.slab_buffers)};
+    return {rank(0, c.mb), rank(1, c.nb), rank(2, c.kb), rank(3, c.tm), rank(4, c.tn),
+            rank(5, c.ks), rank(6, c.bb), rank(7, c.slab_buffers)};
   }
   static int steps_between(const Coordinates& a, const Coordinates& b) {
     int steps = 0;
@@ -116,7 +119,7 @@ class Neighbourhood {
     return steps;
   }
   const std::vector<Config>& candidates_;
-  std::array<std::set<int>, 7> values_;
+  std::array<std::set<int>, 8> values_;
   std::vector<Coordinates> at_;
 };
 
