@@ -136,12 +136,20 @@ class Searcher {
            (budget_.seconds > 0 && elapsed >= budget_.seconds) || outcome_.log.size() == candidates_.size();
   }
   bool visited(std::size_t i) const { return measured_[i] >= 0; }
+  double rate(std::size_t i) const { return measured_[i]; }
+  // The candidates measured so far, fastest first (in the order measured among equal rates).
+  std::vector<std::size_t> visited_fastest_first() const {
+    std::vector<std::size_t> order = visited_;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return measured_[a] > measured_[b]; });
+    return order;
+  }
 
   // Measures candidate i once; its GFLOP/s, 0 when it was wrong.
   double measure(std::size_t i) {
     if (visited(i)) return measured_[i];
     const Measurement m = evaluate_(candidates_[i]);
     measured_[i] = m.correct ? m.gflops : 0.0;
+    visited_.push_back(i);
     outcome_.log.push_back({candidates_[i], m});
     if (m.correct && m.gflops > outcome_.best_gflops) {
       outcome_.best_gflops = m.gflops;
@@ -159,6 +167,7 @@ class Searcher {
   const Evaluate& evaluate_;
   const OnProgress& on_progress_;
   std::vector<double> measured_;
+  std::vector<std::size_t> visited_;  // in the order measured
   std::chrono::steady_clock::time_point start_;
   SearchOutcome outcome_;
 };
@@ -186,29 +195,6 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
   return near;
 }
 
-// Climbs from `here` to a local optimum: the first neighbour (in_climbing_order) faster than here
-// becomes here, so a small budget moves as soon as it finds a way up instead of first measuring
-// every neighbour.
-void climb_from(Searcher& searcher, const std::vector<Config>& candidates, const Neighbourhood& neighbourhood,
-                std::size_t here, const Predict& predict, std::mt19937_64& rng) {
-  double here_gflops = searcher.measure(here);
-  while (!searcher.exhausted()) {
-    const std::vector<std::size_t> near =
-        in_climbing_order(neighbourhood.of(here), candidates, here, here_gflops, predict, rng);
-    bool moved = false;
-    for (std::size_t j : near) {
-      if (searcher.exhausted()) return;
-      if (searcher.visited(j)) continue;
-      const double gflops = searcher.measure(j);
-      if (gflops > here_gflops) {
-        here = j, here_gflops = gflops, moved = true;
-        break;
-      }
-    }
-    if (!moved) return;
-  }
-}
-
 // The starts from `from` on (the seeds) in the order the model predicts them fastest from the
 // first start's measured rate (the space default's), the given order among equal predictions: a
 // seed whose blocks pad the problem or leave the last wave half empty is measured after those
@@ -221,40 +207,54 @@ void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, con
                      predict);
 }
 
-// Measures the starts, then climbs from each, fastest first (each start stands for a kernel
-// family or block class that a climb one step at a time seldom crosses into), then from random
-// unmeasured candidates while budget is left. The starts past the first `step_after` (at least
-// the first) are measured in order_by_prediction's order. Where `step_after` of the starts are
-// followed by others, the fastest of those first ones is stepped from once (its neighbour
-// predicted fastest) before the others are measured; the neighbour is then climbed from as a start.
+// Where a climb steps next: the unmeasured neighbour (in in_climbing_order) of the fastest
+// config measured that has one. From a config faster than its neighbours it goes on beside the
+// configs just below it, whose neighbours are more often faster still than those of a start far
+// below (a deeper pipeline or a wider warp tile than the second best's; docs/tuning.md). None
+// when every measured config's neighbours are measured. `closed`: the configs known to have none
+// unmeasured, skipped.
+std::optional<std::size_t> beside_the_fastest(const Searcher& searcher, const std::vector<Config>& candidates,
+                                              const Neighbourhood& neighbourhood, const Predict& predict,
+                                              std::vector<bool>& closed, std::mt19937_64& rng) {
+  for (std::size_t i : searcher.visited_fastest_first()) {
+    if (closed[i]) continue;
+    for (std::size_t j : in_climbing_order(neighbourhood.of(i), candidates, i, searcher.rate(i), predict, rng))
+      if (!searcher.visited(j)) return j;
+    closed[i] = true;
+  }
+  return std::nullopt;
+}
+
+// Measures the starts (past the first `step_after`, at least the first, in order_by_prediction's
+// order), then steps beside the fastest config measured while budget is left, and from a random
+// unmeasured candidate where every measured config's neighbours are measured. Where `step_after`
+// of the starts are followed by others, one step beside the fastest of those first ones comes
+// before the others are measured.
 void climb(Searcher& searcher, const std::vector<Config>& candidates, std::vector<std::size_t> starts,
            std::size_t step_after, const Predict& predict, std::mt19937_64& rng) {
   const Neighbourhood neighbourhood(candidates);
-  std::vector<std::pair<double, std::size_t>> by_rate;
+  std::vector<bool> closed(candidates.size(), false);
+  const auto step = [&] {
+    std::optional<std::size_t> next = beside_the_fastest(searcher, candidates, neighbourhood, predict, closed, rng);
+    if (next) searcher.measure(*next);
+    return next.has_value();
+  };
   for (std::size_t n = 0; n < starts.size(); ++n) {
     if (searcher.exhausted()) return;
-    by_rate.push_back({-searcher.measure(starts[n]), starts[n]});
-    if (n == 0) order_by_prediction(starts, std::max<std::size_t>(1, step_after), candidates, -by_rate[0].first, predict);
-    if (n + 1 != step_after || n + 1 == starts.size()) continue;
-    const auto& [negative_rate, fastest] = *std::min_element(by_rate.begin(), by_rate.end());
-    for (std::size_t j : in_climbing_order(neighbourhood.of(fastest), candidates, fastest, -negative_rate, predict, rng)) {
-      if (searcher.exhausted()) return;
-      if (searcher.visited(j)) continue;
-      by_rate.push_back({-searcher.measure(j), j});
-      break;
+    const double rate = searcher.measure(starts[n]);
+    if (n == 0) order_by_prediction(starts, std::max<std::size_t>(1, step_after), candidates, rate, predict);
+    if (n + 1 == step_after && n + 1 != starts.size() && !searcher.exhausted()) step();
+  }
+  std::vector<std::size_t> restarts;
+  while (!searcher.exhausted()) {
+    if (step()) continue;
+    if (restarts.empty()) {
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (!searcher.visited(i)) restarts.push_back(i);
+      std::shuffle(restarts.begin(), restarts.end(), rng);
     }
-  }
-  std::stable_sort(by_rate.begin(), by_rate.end());
-  for (const auto& [negative_rate, i] : by_rate) {
-    if (searcher.exhausted()) return;
-    climb_from(searcher, candidates, neighbourhood, i, predict, rng);
-  }
-  std::vector<std::size_t> restarts(candidates.size());
-  for (std::size_t i = 0; i < restarts.size(); ++i) restarts[i] = i;
-  std::shuffle(restarts.begin(), restarts.end(), rng);
-  for (std::size_t i : restarts) {
-    if (searcher.exhausted()) return;
-    if (!searcher.visited(i)) climb_from(searcher, candidates, neighbourhood, i, predict, rng);
+    searcher.measure(restarts.back());  // closed everywhere: a random unmeasured candidate
+    restarts.pop_back();
   }
 }
 

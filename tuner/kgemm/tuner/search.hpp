@@ -14,7 +14,7 @@ namespace kgemm {
 enum class Strategy {
   Exhaustive,  // every candidate, in order
   Random,      // candidates in random order, until the budget runs out
-  Climb,       // hill climbing from the best of the start configs over neighbouring configs
+  Climb,       // from the start configs, step by step beside the fastest measured config
                // (one parameter one step away), restarting from a random candidate at each
                // local optimum
 };
@@ -59,13 +59,15 @@ using OnProgress = std::function<void(const SearchOutcome&, std::size_t candidat
 using Predict = std::function<double(const Config& from, double from_gflops, const Config& to)>;
 
 // Searches `candidates` (the legal configs for one problem). Climb measures the `starts` that
-// are candidates (a random one if none is) and climbs from each, the fastest first, measuring a
-// place's neighbours in the order `predict` ranks them (random order among equal predictions,
-// and without one). With `step_after` (the space default and the store's configs: the starts
-// most likely near the best), it takes one step from the fastest of the first `step_after`
-// starts before it measures the others (the seeds). The starts past the first `step_after` (past
-// the first where none) are measured in the order `predict` ranks them from the first start's
-// rate, the given order among equal predictions. `seed` makes Random and Climb repeatable.
+// are candidates (a random one if none is), then steps beside the fastest config measured: the
+// unmeasured neighbour `predict` ranks fastest from it (random order among equal predictions,
+// and without one), or, where all of that config's neighbours are measured, the next fastest
+// config's; a random unmeasured candidate where every measured config's are. With `step_after`
+// (the space default and the store's configs: the starts most likely near the best), it takes
+// one such step after the first `step_after` starts, before it measures the others (the seeds).
+// The starts past the first `step_after` (past the first where none) are measured in the order
+// `predict` ranks them from the first start's rate, the given order among equal predictions.
+// `seed` makes Random and Climb repeatable.
 SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Config>& starts, Strategy strategy,
                      const Budget& budget, std::uint64_t seed, const Evaluate& evaluate,
                      const OnProgress& on_progress = {}, const Predict& predict = {}, std::size_t step_after = 0);
