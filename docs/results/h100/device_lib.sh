@@ -1,5 +1,10 @@
 # Shell functions the device-call scripts under docs/results/h100/ share (sourced, not run).
 step() { echo "=== $(date +%T) $*"; }
+use_pack() {  # use_pack NAME...: unpack each .device/NAME (pack.sh's bundle), the first one's libraries on LD_LIBRARY_PATH
+  local p
+  for p in "$@"; do ".device/$p/unpack.sh" > /dev/null; done
+  export LD_LIBRARY_PATH=$PWD/.device/$1/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
 geomean() {  # geomean FILE.csv: kgemm-run's per-layer GFLOP/s, as TFLOP/s
   python3 -c 'import csv, math, sys
 r = [float(x["gflops"]) for x in csv.DictReader(open(sys.argv[1])) if x["row"] == "layer" and x["gflops"]]
