@@ -32,7 +32,7 @@
 #include "host_threads.hpp"
 #include "kgemm/tuner/catalogue.hpp"
 #include "kgemm/cli/options.hpp"
-#include "ring_size.hpp"
+#include "kgemm/spaces/operand_ring_size.hpp"
 
 namespace kgemm_bench {
 namespace {
@@ -98,7 +98,7 @@ std::vector<Operands> operand_ring(const Row& row) {
   const std::size_t b_stride = shares_b(row) ? 0 : std::size_t(row.k) * row.n;
   const std::size_t a = row.batch * a_stride, c = row.batch * c_stride;
   const std::size_t b = std::size_t(shares_b(row) ? 1 : row.batch) * row.k * row.n;
-  const int sets = ring_size((a + b + c) * sizeof(float), host_cache_bytes());
+  const int sets = kgemm::ring_size((a + b + c) * sizeof(float), kgemm::host_cache_bytes());
   std::vector<Operands> ring(sets);
   std::mt19937_64 generator(std::uint64_t(row.m) * row.n * row.k);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -245,7 +245,7 @@ void register_rows(const PeerOptions& options) {
                                 counts + " (none for the others: " + way.not_applied + ")");
   }
   library::add_context();
-  benchmark::AddCustomContext("operand_ring_cache_bytes", std::to_string(host_cache_bytes()));
+  benchmark::AddCustomContext("operand_ring_cache_bytes", std::to_string(kgemm::host_cache_bytes()));
 }
 
 }  // namespace

@@ -9,15 +9,14 @@
 
 #include "kgemm/fill.hpp"
 #include "kgemm/spaces/space_traits.hpp"
-#include "ring_size.hpp"
+#include "kgemm/spaces/operand_ring_size.hpp"
 
 namespace kgemm_bench {
 
-// The cache a repeated call could find its operands in: on the host its last-level cache; on a GPU
-// its L2, taken as an H100's 50 MB, the largest of the GPUs kgemm targets.
+// The cache a repeated call in `ExecSpace` could find its operands in (operand_ring_size.hpp).
 template <class ExecSpace>
 std::size_t cache_bytes() {
-  return kgemm::SpaceTraits<ExecSpace>::is_gpu ? 50'000'000 : host_cache_bytes();
+  return kgemm::operand_cache_bytes(kgemm::SpaceTraits<ExecSpace>::is_gpu);
 }
 
 // A, B and C views allocated in their execution space; A and B hold uniform values in [-1, 1).
@@ -31,7 +30,7 @@ struct OperandRing {
               const typename CV::array_layout& c) {
     add_set(a, b, c);
     const std::size_t set_bytes = (A[0].span() + B[0].span() + C[0].span()) * sizeof(typename CV::value_type);
-    const int sets = ring_size(set_bytes, cache_bytes<typename CV::execution_space>());
+    const int sets = kgemm::ring_size(set_bytes, cache_bytes<typename CV::execution_space>());
     while (size() < sets) add_set(a, b, c);
     Kokkos::fence();
   }

@@ -27,11 +27,18 @@ lines=$(wc -l < "$dir/cache.tsv")
 [ "$(tail -n 9 "$dir/cache.tsv" | grep -c '	re-timed: median of 3 rounds (')" = 9 ] || { tail -n 9 "$dir/cache.tsv"; exit 1; }
 [ "$(grep -c '^gemm_f32_nn_' "$dir/retime.log")" = 3 ] || { cat "$dir/retime.log"; exit 1; }
 grep -q '^geometric means over 3 problems: ' "$dir/retime.log" || { cat "$dir/retime.log"; exit 1; }
+grep -q '^autotune retime: .* in 3 rounds, warm operands, into ' "$dir/retime.log" || { cat "$dir/retime.log"; exit 1; }
 
 # A short climb's store judged beside the leaders: its config for each problem re-timed in the
-# same rounds and shown over the re-timed best.
-"$autotune" --space "$space" --budget 2 --reps 1 --out "$dir/climb.yaml" --shape 13x17x19,29x31x37,64x48x40 > "$dir/climb.log" 2>&1
-"$autotune" retime --cache "$dir/cache.tsv" --store "$dir/climb.yaml" --top 3 --rounds 3 --reps 1 > "$dir/judged.log" 2> "$dir/judged.err"
+# same rounds and shown over the re-timed best. The climb times cold operands: the store is made
+# alike, and the run says which operands it timed.
+"$autotune" --space "$space" --budget 2 --reps 1 --operands cold --out "$dir/climb.yaml" --shape 13x17x19,29x31x37,64x48x40 \
+    > "$dir/climb.log" 2>&1
+grep -q '^autotune: .*, strategy climb, cold operands, store ' "$dir/climb.log" || { cat "$dir/climb.log"; exit 1; }
+[ "$(grep -c 'config: ' "$dir/climb.yaml")" = 3 ] || { cat "$dir/climb.yaml"; exit 1; }
+"$autotune" retime --cache "$dir/cache.tsv" --store "$dir/climb.yaml" --top 3 --rounds 3 --reps 1 --operands cold \
+    > "$dir/judged.log" 2> "$dir/judged.err"
+grep -q '^autotune retime: .* in 3 rounds, cold operands, into ' "$dir/judged.log" || { cat "$dir/judged.log"; exit 1; }
 grep -q "^$dir/climb.yaml's configs over the re-timed best, 3 problems: geometric mean [01][.][0-9]*, worst [01][.][0-9]*, [0-3] reach 0.98$" \
     "$dir/judged.log" || { cat "$dir/judged.log"; exit 1; }
 [ "$(grep -c '^gemm_f32_nn_.* [01][.][0-9][0-9][0-9] .*' "$dir/judged.log")" = 3 ] || { cat "$dir/judged.log"; exit 1; }

@@ -520,16 +520,19 @@ TEST(TuneProblem, KeepsTheLeaderFastestOnReTimingNotTheLuckiestReading) {
 template <class Space>
 class SabotagedBench : public ProblemBench<Space, float> {
  public:
-  SabotagedBench(const Space& space, const Problem& p, const Config& broken)
-      : ProblemBench<Space, float>(space, p, 99), broken_(broken) {}
+  SabotagedBench(const Space& space, const Problem& p, const Config& broken, TimingPolicy timing = {})
+      : ProblemBench<Space, float>(space, p, 99, timing), broken_(broken) {}
   void run(const Config& config, float alpha, float beta) const override {
     ProblemBench<Space, float>::run(config, alpha, beta);
+    sets_run.insert(this->timed_set());
     if (config != broken_) return;
     const auto C = this->output();
     const int b = int(C.extent(0)) - 1, m = int(C.extent(1)) - 1, n = int(C.extent(2)) - 1;
     Kokkos::parallel_for(
         "sabotage", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) { C(b, m, n) += 0.5f; });
   }
+
+  mutable std::set<std::size_t> sets_run;  // the operand sets its calls ran on
 
  private:
   Config broken_;
@@ -587,6 +590,40 @@ TEST(ProblemBench, HopelessConfigsAreTimedOnceButStillChecked) {
     const Measurement full = bench.measure(candidates[0], once.gflops * 1e-3);
     EXPECT_TRUE(full.correct);
     EXPECT_EQ(full.note, "");
+  });
+}
+
+// Cold operands: the timed calls go round a ring of operand sets larger than 4x the cache (several
+// sets for a small problem) from one timing to the next, the checks run on the checked set before
+// and after a timing (a wrong kernel is still seen off by its fault there, not as a poisoned C
+// left unwritten), and warm timing stays on the checked set.
+TEST(ProblemBench, ColdOperandsAreTimedOnARingAndCheckedOnTheFirstSet) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    SCOPED_TRACE(Space::name());
+    const std::vector<Config> candidates = candidate_configs<Space>(odd_problem());
+    ASSERT_GE(candidates.size(), 2u);
+    TimingPolicy cold;
+    cold.operands = OperandCache::Cold;
+    SabotagedBench<Space> bench(space, odd_problem(), candidates[1], cold);
+    EXPECT_GT(bench.operand_sets(), 1);
+    for (int i = 0; i < 2; ++i) {  // 9 timed calls each (warm-up and repetitions): round the ring
+      const Measurement good = bench.measure(candidates[0]);
+      EXPECT_TRUE(good.correct) << good.note;
+      EXPECT_GT(good.gflops, 0.0);
+    }
+    std::set<std::size_t> every_set;  // the checked one (0) and the ring's
+    for (int i = 0; i <= bench.operand_sets(); ++i) every_set.insert(std::size_t(i));
+    EXPECT_EQ(bench.sets_run, every_set);
+    const Measurement bad = bench.measure(candidates[1]);
+    EXPECT_FALSE(bad.correct);
+    EXPECT_NE(bad.note.find("off by"), std::string::npos) << bad.note;
+    EXPECT_TRUE(bench.measure(candidates[0]).correct);
+
+    SabotagedBench<Space> warm(space, odd_problem(), candidates[1]);
+    EXPECT_EQ(warm.operand_sets(), 1);
+    EXPECT_TRUE(warm.measure(candidates[0]).correct);
+    EXPECT_EQ(warm.sets_run, std::set<std::size_t>{0});
   });
 }
 

@@ -27,6 +27,8 @@ for budget in nan inf 0 0.5 1e10 -3 0s nans 30m; do
 done
 refused "option --resume takes no value" "${tune[@]}" --shape 8x8x8 --resume=yes
 refused "option --reps is given 2 times" "${tune[@]}" --shape 8x8x8 --reps 3
+refused "unknown operands 'hot' (expected warm or cold)" "${tune[@]}" --shape 8x8x8 --operands hot
+refused "unknown operands '' (expected warm or cold)" "$autotune" retime --cache "$dir/none.tsv" --operands ""
 [ ! -e "$store" ] || { echo "FAIL: a refused run wrote $store"; failures=$((failures + 1)); }
 
 # A store that cannot be rewritten is refused before any shape is tuned (and merge before it

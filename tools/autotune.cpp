@@ -191,6 +191,7 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
   settings.budget = options.budget;
   settings.seed = options.seed;
   settings.reps = options.reps;
+  settings.operands = options.operands;
   settings.confirm = options.confirm;
   const double time_limit = options.time_limit.value_or(0);
   const std::vector<Request> todo = problems_to_tune(options);
@@ -202,8 +203,9 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
   // Proven before anything is tuned: a store found unwritable after the first shape costs its tuning.
   kgemm::ConfigStore::check_writable(path, lock_timeout);
 
-  std::printf("autotune: %s, Kokkos %s, strategy %s, store %s\n", kgemm::to_string(device).c_str(),
-              kgemm::kokkos_version_string().c_str(), kgemm::to_string(settings.strategy), path.c_str());
+  std::printf("autotune: %s, Kokkos %s, strategy %s, %s operands, store %s\n", kgemm::to_string(device).c_str(),
+              kgemm::kokkos_version_string().c_str(), kgemm::to_string(settings.strategy), kgemm::to_string(settings.operands),
+              path.c_str());
   // Configs past the limit are never measured: a tune under a lower one searches shallower pipelines.
   if (const kgemm::TeamScratchLimit& limit = kgemm::team_scratch_limit<ExecSpace>(); limit.block_bytes > 0)
     std::printf("team scratch per block: %s\n", limit.why.c_str());
@@ -488,6 +490,7 @@ std::vector<kgemm::Evaluated> retime_problem(const ExecSpace& space, const kgemm
                                              const kgemm::cli::RetimeOptions& options) {
   kgemm::TimingPolicy timing;
   timing.reps = options.reps;
+  timing.operands = options.operands;
   const kgemm::ProblemBench<ExecSpace, Scalar> bench(space, leaders.problem, options.seed, timing);
   return kgemm::retime(kgemm::retimed_configs(leaders), options.rounds, [&](const kgemm::Config& c) { return bench.measure(c); });
 }
@@ -501,8 +504,9 @@ void retime_cache(const ExecSpace& space, const kgemm::cli::RetimeOptions& optio
   if (!kgemm::same_device(measured_on, device))
     throw kgemm::InvalidArgument(options.cache + " was measured on " + kgemm::to_string(measured_on) + ", not on " +
                                  kgemm::to_string(device) + ": re-time it where it was measured");
-  std::printf("autotune retime: %s, %zu problems, the %d fastest of each in %d rounds, into %s\n",
-              kgemm::to_string(device).c_str(), all.size(), options.top, options.rounds, options.cache.c_str());
+  std::printf("autotune retime: %s, %zu problems, the %d fastest of each in %d rounds, %s operands, into %s\n",
+              kgemm::to_string(device).c_str(), all.size(), options.top, options.rounds, kgemm::to_string(options.operands),
+              options.cache.c_str());
   kgemm::flush_output();
   std::vector<Retimed> rows;
   for (const kgemm::RetimeLeaders& leaders : all) {

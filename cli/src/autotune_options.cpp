@@ -20,7 +20,7 @@ A bad or foreign store refuses the whole merge and leaves --out as it was. --loc
 bounds the wait for --out's lock as when tuning.
 )";
 
-const char* kRetimeUsage = "usage: autotune retime --cache FILE [--store FILE] [--top N] [--rounds R] [--reps N] [--seed N]";
+const char* kRetimeUsage = "usage: autotune retime --cache FILE [--store FILE] [--top N] [--rounds R] [--reps N] [--operands warm|cold] [--seed N]";
 
 const char* kRetimeText = R"(retime: measures again, on the device the cache names, the N fastest configs of every problem the
 cache FILE measured exhaustively, in R rounds that each visit every one of them once, and
@@ -45,6 +45,18 @@ Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
 )";
 
 // --lock-timeout: seconds, finite and >= 0.
+// --operands, for tuning and for retime alike.
+CLI::Option* add_operands(CLI::App& app, OperandCache& operands) {
+  return app
+      .add_option_function<std::string>(
+          "--operands", [&operands](const std::string& text) { operands = parse_operand_cache(text); },
+          "warm | cold: each timed call on the same operands (warm), or on the\n"
+          "next of a ring of operand sets larger than the cache, as the\n"
+          "benchmarks time a call (cold)")
+      ->type_name("NAME")
+      ->default_str("warm");
+}
+
 CLI::Option* add_lock_timeout(CLI::App& app, std::optional<double>& seconds) {
   return app
       .add_option_function<std::string>(
@@ -114,13 +126,12 @@ std::optional<AutotuneOptions> parse_autotune(const std::vector<std::string>& wo
   app.add_option_function<std::string>(
          "--strategy", [&](const std::string& text) { o.strategy = parse_strategy(text); },
          "exhaustive | random | climb\n"
-         "climb: hill climbing from the best of the space's seed configs\n"
-         "(the default first; each split along K where its grid leaves the\n"
-         "device idle) and of the store's config for the shape (for a shape\n"
-         "it lacks, the config dispatch would run; on a device without a\n"
-         "store of its own, that of the nearest store of its architecture),\n"
-         "over configs one parameter step away, restarting at random from\n"
-         "each local optimum")
+         "climb: from the space's seed configs (the default first; each\n"
+         "split along K where its grid leaves the device idle) and the\n"
+         "store's configs for the shape (for a shape it lacks, the config\n"
+         "dispatch would run first; on a device without a store of its own,\n"
+         "those of the nearest store of its architecture), step by step to\n"
+         "an unmeasured config one parameter away from the fastest measured")
       ->type_name("NAME")
       ->default_str("climb");
   app.add_option_function<std::string>(
@@ -163,6 +174,7 @@ std::optional<AutotuneOptions> parse_autotune(const std::vector<std::string>& wo
                  "joins them. Clear DIR before a new split: claims outlive their runs")
       ->type_name("DIR");
   app.add_option("--reps", o.reps, "timed repetitions per candidate, median")->transform(count())->type_name("N")->capture_default_str();
+  add_operands(app, o.operands);
   app.add_option("--confirm", o.confirm,
                  "re-time the N fastest configs found (the default among them) in\n" +
                      std::to_string(kConfirmRounds) +
@@ -212,6 +224,7 @@ std::optional<RetimeOptions> parse_retime(const std::vector<std::string>& words)
   app.add_option("--top", o.top, "configs re-timed per problem, the fastest recorded")->transform(count())->type_name("N")->capture_default_str();
   app.add_option("--rounds", o.rounds, "rounds, each measuring every one of them once")->transform(count())->type_name("R")->capture_default_str();
   app.add_option("--reps", o.reps, "timed repetitions per measurement, median")->transform(count())->type_name("N")->capture_default_str();
+  add_operands(app, o.operands);
   app.add_option("--seed", o.seed, "seed of the inputs")->transform(integer(INT_MIN))->type_name("N")->capture_default_str();
   if (!app.read(words)) return std::nullopt;
   if (o.cache.empty()) throw InvalidArgument(std::string("retime: --cache FILE is required (") + kRetimeUsage + ")");

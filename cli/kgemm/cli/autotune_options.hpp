@@ -8,6 +8,7 @@
 
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/shard.hpp"
+#include "kgemm/tuner/operand_cache.hpp"
 
 namespace kgemm::cli {
 
@@ -29,6 +30,7 @@ struct AutotuneOptions {
   std::optional<Shard> shard;
   std::optional<std::string> claim;
   int reps = 7;
+  OperandCache operands = OperandCache::Warm;
   int confirm = 3;
   int seed = 1;
   std::string cache, replay;          // empty: none
@@ -47,6 +49,7 @@ struct RetimeOptions {
   int top = 16;
   int rounds = 5;
   int reps = 7;
+  OperandCache operands = OperandCache::Warm;
   int seed = 1;
 };
 

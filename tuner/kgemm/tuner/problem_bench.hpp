@@ -2,7 +2,8 @@
 // Measures one config on one problem, the way the autotuner needs it: operands allocated once
 // with random inputs, then per config a correctness check and only then a timing (warm-up,
 // repetitions timed as the benchmarks time a call (time_calls), median; re-measured with more
-// repetitions when the spread is large).
+// repetitions when the spread is large), on the checked operands (warm) or each call on the next
+// of a ring of operand sets (cold: TimingPolicy::operands).
 // The check: C is poisoned with NaN first (or, with beta != 0, filled with random C0) and every
 // element must come back finite; then every checked element must be within the error bound
 // derived from its inputs (error_bound.hpp) of the fp64 result, computed on the host once per
@@ -19,8 +20,11 @@
 
 #include "kgemm.hpp"
 #include "kgemm/fill.hpp"
+#include "kgemm/spaces/operand_ring_size.hpp"
+#include "kgemm/spaces/space_traits.hpp"
 #include "kgemm/tuner/error_bound.hpp"
 #include "kgemm/tuner/hashed_reference.hpp"
+#include "kgemm/tuner/operand_cache.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/timing.hpp"
 
@@ -34,6 +38,7 @@ struct TimingPolicy {
   // further: no repetition lifts it to the best, and most of an exhaustive search is such
   // configs. A third leaves room for a call slowed by a busy machine.
   double hopeless = 1.0 / 3;
+  OperandCache operands = OperandCache::Warm;
 };
 
 struct CheckPolicy {
@@ -102,6 +107,7 @@ class ProblemBench {
         C_("C", problem.batch, problem.m, problem.n) {
     fill_uniform(A_, seed_a_);
     fill_uniform(B_, seed_b_);
+    if (timing.operands == OperandCache::Cold) add_cold_sets();
     pick_checked_elements(check);
     compute_reference();
   }
@@ -110,18 +116,20 @@ class ProblemBench {
 
   // One call of the kernel with `config`: C = alpha op(A) op(B) + beta C (virtual: tests
   // substitute broken kernels).
+  // The call runs on the operand set being timed: the checked one outside time_operands.
   virtual void run(const Config& config, float alpha, float beta) const {
     Options options;
     options.config = config;
     const auto all = Kokkos::ALL;
     const Op op_a = problem_.a_order == 'n' ? Op::N : Op::T, op_b = problem_.b_order == 'n' ? Op::N : Op::T;
+    const OperandSet& o = timed_ == 0 ? OperandSet{A_, B_, C_} : cold_sets_[timed_ - 1];
     if (problem_.kernel == Kernel::Batched)
-      batched_gemm(space_, op_a, op_b, alpha, A_, B_, beta, C_, options);
+      batched_gemm(space_, op_a, op_b, alpha, o.A, o.B, beta, o.C, options);
     else if (problem_.kernel == Kernel::SharedB)
-      batched_gemm(space_, op_a, op_b, alpha, A_, Kokkos::subview(B_, 0, all, all), beta, C_, options);
+      batched_gemm(space_, op_a, op_b, alpha, o.A, Kokkos::subview(o.B, 0, all, all), beta, o.C, options);
     else
-      gemm(space_, op_a, op_b, alpha, Kokkos::subview(A_, 0, all, all), Kokkos::subview(B_, 0, all, all), beta,
-           Kokkos::subview(C_, 0, all, all), options);
+      gemm(space_, op_a, op_b, alpha, Kokkos::subview(o.A, 0, all, all), Kokkos::subview(o.B, 0, all, all), beta,
+           Kokkos::subview(o.C, 0, all, all), options);
   }
 
   // Why `config` does not compute C = alpha op(A) op(B) + beta C0 right (a config the kernel
@@ -161,17 +169,16 @@ class ProblemBench {
     m.note = wrong_result(config);
     if (!m.note.empty()) return m;
     try {
-      const auto call = [&] { run(config, 1.0f, 0.0f); };
       m.correct = true;
       if (to_beat > 0) {  // the check's run was its warm-up
-        m.gflops = problem_.flops() / time_calls(space_, call, 0, 1).median_s * 1e-9;
+        m.gflops = problem_.flops() / time_operands(config, 0, 1).median_s * 1e-9;
         if (m.gflops < timing_.hopeless * to_beat) {
           m.note = "timed once: below " + std::to_string(int(timing_.hopeless * 100)) + " % of the best so far";
           return m;
         }
       }
-      Timing t = time_calls(space_, call, timing_.warmup, timing_.reps);
-      if (t.spread > timing_.max_spread) t = time_calls(space_, call, 1, 4 * timing_.reps);
+      Timing t = time_operands(config, timing_.warmup, timing_.reps);
+      if (t.spread > timing_.max_spread) t = time_operands(config, 1, 4 * timing_.reps);
       m.gflops = problem_.flops() / t.median_s * 1e-9;
     } catch (const std::exception& e) {
       m = {false, 0, e.what()};
@@ -179,12 +186,18 @@ class ProblemBench {
     return m;
   }
 
+  // The operand sets timed calls cycle through: 1 with warm operands (the checked one); cold, as
+  // many as make the ring larger than 4x the cache a call could find them in (at most 16).
+  int operand_sets() const { return cold_sets_.empty() ? 1 : int(cold_sets_.size()); }
+
   // The check compares C(b, i, j) for every row b * m + i and column j listed here.
   const std::vector<int>& checked_rows() const { return rows_; }
   const std::vector<int>& checked_cols() const { return cols_; }
 
  protected:
   const Matrices& output() const { return C_; }
+  // The operand set run() uses now: 0, the checked one, outside a timing.
+  std::size_t timed_set() const { return timed_; }
 
   // op(A)(b, i, k) and op(B)(b, k, j) as the kernel reads them, regenerated on the host from the
   // fill's hash (no copy of A or B comes back).
@@ -205,7 +218,41 @@ class ProblemBench {
   }
 
  private:
+  struct OperandSet {
+    Matrices A, B, C;
+  };
+
   static double stored(std::uint64_t seed, std::size_t index) { return hashed_element<Scalar>(seed, index); }
+
+  // Cold timing's ring: operand sets random like the checked one (from further seeds), as many as
+  // make the ring larger than 4x the cache a call could find them in. The checked set is not one of
+  // them: each check leaves it in cache just before the timing. None where one set alone is that
+  // large: the checked set is out of cache again by the time its call ends.
+  void add_cold_sets() {
+    const std::size_t set_bytes = (A_.span() + B_.span() + C_.span()) * sizeof(Scalar);
+    const int sets = ring_size(set_bytes, operand_cache_bytes(SpaceTraits<ExecSpace>::is_gpu));
+    for (int i = 1; i <= sets && sets > 1; ++i) {
+      OperandSet o{Matrices("A", A_.layout()), Matrices("B", B_.layout()), Matrices("C", C_.layout())};
+      fill_uniform(o.A, seed_c_ + 2 * std::uint64_t(i));
+      fill_uniform(o.B, seed_c_ + 2 * std::uint64_t(i) + 1);
+      cold_sets_.push_back(o);
+    }
+    Kokkos::fence();
+  }
+
+  // time_calls of `config`, each call on the ring's next operand set (going round across timings,
+  // so that each set comes back only after all the others), or on the checked set where there is
+  // no ring (warm); the checked set is current again after.
+  Timing time_operands(const Config& config, int warmup, int reps) const {
+    struct Restore {
+      std::size_t& timed;
+      ~Restore() { timed = 0; }
+    } restore{timed_};
+    return time_calls(space_, [&] {
+      if (!cold_sets_.empty()) timed_ = 1 + next_cold_++ % cold_sets_.size();
+      run(config, 1.0f, 0.0f);
+    }, warmup, reps);
+  }
 
   // Every element when the problem is small enough; else per product every kCheckedStride-th
   // row and the last, in every kCheckedStride-th column and the last. Why the sample catches a
@@ -317,6 +364,9 @@ class ProblemBench {
   Matrices A_;
   Matrices B_;
   Matrices C_;
+  std::vector<OperandSet> cold_sets_;  // cold timing's ring besides the checked set
+  mutable std::size_t timed_ = 0;      // the set run() uses: 0, the checked one, or cold_sets_[timed_ - 1]
+  mutable std::size_t next_cold_ = 0;  // calls timed on the ring so far
   std::vector<int> rows_, cols_;             // checked: rows as b * m + i, columns
   std::vector<double> sums_, magnitudes_;  // per checked element: sum_k a b and sum_k |a b|
 };

@@ -30,6 +30,7 @@ struct TuneSettings {
   Budget budget{40, 0};
   std::uint64_t seed = 1;  // the inputs' and the search's
   int reps = 7;            // timed runs per candidate
+  OperandCache operands = OperandCache::Warm;  // whether they find their operands in cache (timing.hpp)
   // The fastest configs found (the default among them) re-timed in kConfirmRounds alternating
   // rounds before one is kept, by median: the highest of many single readings is as often a lucky
   // reading as a faster config (docs/tuning.md). 0 or 1: the fastest single reading.
@@ -116,6 +117,7 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   if (!hooks.replay) {
     TimingPolicy timing;
     timing.reps = settings.reps;
+    timing.operands = settings.operands;
     const int seed = int(settings.seed);
     if (problem.dtype == DType::F32) {
       bench32 = std::make_unique<ProblemBench<ExecSpace, float>>(space, problem, seed, timing);
