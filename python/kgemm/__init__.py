@@ -198,13 +198,15 @@ def resnet_layers(model="resnet18", image=224, batch=1):
     return _kgemm.resnet_layers(model, int(image), int(batch))
 
 
-def tune(problems, *, device="cpu", budget=8, strategy="climb", seed=1, reps=7, store=None):
+def tune(problems, *, device="cpu", budget=8, strategy="climb", seed=1, reps=7, operands="warm", store=None):
     """Tunes each problem as `autotune` does and writes the winners to the device's store (the one
     autotune extends, or `store`), so that later products of those shapes run them.
 
     problems: problem keys (problem_key) or (m, n, k) / (m, n, k, batch) tuples of float32 products.
     budget: configs measured per problem (an int) or seconds ('30s').
+    operands: 'warm' (each timed call on the same operands) or 'cold' (each on the next of a ring
+    of operand sets larger than the cache, as the benchmarks time a call; docs/tuning.md).
     Returns {'store': path, 'rows': [{'problem', 'config', 'gflops', 'default_gflops', ...}]}.
     """
     keys = [p if isinstance(p, str) else problem_key(*p) for p in problems]
-    return _kgemm.tune(keys, device, str(budget), strategy, int(seed), int(reps), store or "")
+    return _kgemm.tune(keys, device, str(budget), strategy, int(seed), int(reps), operands, store or "")

@@ -359,6 +359,7 @@ TuneReport tune(const std::vector<std::string>& problems, const TuneSettings& se
   try {
     tuning.strategy = parse_strategy(settings.strategy);
     tuning.budget = parse_budget(settings.budget);
+    tuning.operands = parse_operand_cache(settings.operands);
   } catch (const InvalidArgument& e) {
     throw std::invalid_argument(std::string("kgemm.tune: ") + e.reason());
   }

@@ -104,6 +104,7 @@ struct TuneSettings {
   std::string strategy = "climb";   // climb, random, exhaustive
   std::uint64_t seed = 1;
   int reps = 7;
+  std::string operands = "warm";    // warm, cold (kgemm/tuner/operand_cache.hpp)
   std::string store;                // empty: the store autotune extends on this device
 };
 struct TunedRow {

@@ -186,8 +186,9 @@ NB_MODULE(_kgemm, m) {
   });
 
   m.def("tune", [](const std::vector<std::string>& problems, const std::string& where, const std::string& budget,
-                   const std::string& strategy, std::uint64_t seed, int reps, const std::string& store) {
-    const TuneSettings settings{device_named(where), budget, strategy, seed, reps, store};
+                   const std::string& strategy, std::uint64_t seed, int reps, const std::string& operands,
+                   const std::string& store) {
+    const TuneSettings settings{device_named(where), budget, strategy, seed, reps, operands, store};
     TuneReport report;
     {
       nb::gil_scoped_release unlocked;

@@ -52,6 +52,18 @@ def test_tune_writes_the_store_and_later_products_run_its_winner(tmp_path):
     assert out.strip() == str(store) and "m: 96, n: 40, k: 72, batch: 1" in store.read_text()
 
 
+def test_tune_times_cold_operands_when_asked_and_refuses_others_by_name(tmp_path):
+    store = tmp_path / "store.yaml"
+    run("""
+        import pytest, kgemm
+        row, = kgemm.tune([(96, 40, 72)], budget=2, operands="cold")["rows"]
+        assert row["stored"] and row["gflops"] > 0, row
+        with pytest.raises(ValueError, match="kgemm.tune: unknown operands 'hot' \\(expected warm or cold\\)"):
+            kgemm.tune([(96, 40, 72)], budget=2, operands="hot")
+        """, KGEMM_CONFIG_FILE=str(store))
+    assert "m: 96, n: 40, k: 72, batch: 1" in store.read_text()
+
+
 def test_kgemm_tune_tunes_a_shape_on_its_first_product(tmp_path):
     store = tmp_path / "store.yaml"
     code = """
