@@ -114,9 +114,8 @@ class ProblemBench {
 
   virtual ~ProblemBench() = default;
 
-  // One call of the kernel with `config`: C = alpha op(A) op(B) + beta C (virtual: tests
-  // substitute broken kernels).
-  // The call runs on the operand set being timed: the checked one outside time_operands.
+  // One call of the kernel with `config`: C = alpha op(A) op(B) + beta C, on the operand set being
+  // timed, the checked one outside a timing (virtual: tests substitute broken kernels).
   virtual void run(const Config& config, float alpha, float beta) const {
     Options options;
     options.config = config;
