@@ -44,7 +44,6 @@ taken ends the run at once.
 Kokkos' flags pass through: --kokkos-num-threads=N, --kokkos-device-id=N, ...
 )";
 
-// --lock-timeout: seconds, finite and >= 0.
 // --operands, for tuning and for retime alike.
 CLI::Option* add_operands(CLI::App& app, OperandCache& operands) {
   return app
@@ -57,6 +56,7 @@ CLI::Option* add_operands(CLI::App& app, OperandCache& operands) {
       ->default_str("warm");
 }
 
+// --lock-timeout: seconds, finite and >= 0.
 CLI::Option* add_lock_timeout(CLI::App& app, std::optional<double>& seconds) {
   return app
       .add_option_function<std::string>(

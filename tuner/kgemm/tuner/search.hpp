@@ -15,8 +15,7 @@ enum class Strategy {
   Exhaustive,  // every candidate, in order
   Random,      // candidates in random order, until the budget runs out
   Climb,       // from the start configs, step by step beside the fastest measured config
-               // (one parameter one step away), restarting from a random candidate at each
-               // local optimum
+               // (one parameter one step away; search() below)
 };
 Strategy parse_strategy(const std::string& text);
 const char* to_string(Strategy strategy);

@@ -30,7 +30,7 @@ struct TuneSettings {
   Budget budget{40, 0};
   std::uint64_t seed = 1;  // the inputs' and the search's
   int reps = 7;            // timed runs per candidate
-  OperandCache operands = OperandCache::Warm;  // whether they find their operands in cache (timing.hpp)
+  OperandCache operands = OperandCache::Warm;  // whether they find their operands in cache (operand_cache.hpp)
   // The fastest configs found (the default among them) re-timed in kConfirmRounds alternating
   // rounds before one is kept, by median: the highest of many single readings is as often a lucky
   // reading as a faster config (docs/tuning.md). 0 or 1: the fastest single reading.
