@@ -245,16 +245,14 @@ void climb(Searcher& searcher, const std::vector<Config>& candidates, std::vecto
     if (n == 0) order_by_prediction(starts, std::max<std::size_t>(1, step_after), candidates, rate, predict);
     if (n + 1 == step_after && n + 1 != starts.size() && !searcher.exhausted()) step();
   }
-  std::vector<std::size_t> restarts;
   while (!searcher.exhausted()) {
     if (step()) continue;
-    if (restarts.empty()) {
-      for (std::size_t i = 0; i < candidates.size(); ++i)
-        if (!searcher.visited(i)) restarts.push_back(i);
-      std::shuffle(restarts.begin(), restarts.end(), rng);
-    }
-    searcher.measure(restarts.back());  // closed everywhere: a random unmeasured candidate
-    restarts.pop_back();
+    // Every measured config's neighbours measured: a random unmeasured candidate (not exhausted:
+    // there is one).
+    std::vector<std::size_t> unmeasured;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      if (!searcher.visited(i)) unmeasured.push_back(i);
+    searcher.measure(unmeasured[std::uniform_int_distribution<std::size_t>(0, unmeasured.size() - 1)(rng)]);
   }
 }
 
