@@ -435,6 +435,40 @@ TEST(Retime, AStoresChoiceIsReTimedBesideTheLeadersOnce) {
   EXPECT_EQ(retimed_configs(of_p), (std::vector<Config>{a, b}));
 }
 
+// What exhaustive search kept, the reference a store's choice is judged against: of the three
+// fastest first readings (a config's later lines re-time it), the one re-timed fastest; a config
+// re-timed fast but read slow the first time was never among them.
+TEST(Retime, TheKeptConfigIsTheFastestReTimedOfTheThreeFastestFirstReadings) {
+  const std::vector<Config> c = {parse_config("mb64_nb64_kb32_tm4_tn4_team16"), parse_config("mb64_nb64_kb32_tm8_tn8_team16"),
+                                 parse_config("mb32_nb64_kb32_tm4_tn4_team16"), parse_config("mb32_nb32_kb32_tm4_tn4_team16"),
+                                 parse_config("mb16_nb16_kb32_tm4_tn4_team16")};
+  Problem p;
+  p.m = 49, p.n = 2048, p.k = 512;
+  MeasurementCache cache;
+  RecordedSearch& searched = cache.problems[to_string(p)];
+  searched.given.candidates = 5;
+  const double first[] = {50, 40, 30, 20, 10}, again[] = {25, 35, 32, 45, 9};
+  for (std::size_t i = 0; i < c.size(); ++i) searched.readings.push_back({c[i], {true, first[i], ""}});
+  for (std::size_t i = 0; i < c.size(); ++i) searched.readings.push_back({c[i], {true, again[i], "re-timed"}});
+  for (std::size_t i = 0; i < c.size(); ++i) searched.measured.push_back({c[i], {true, again[i], "re-timed"}});
+
+  const std::vector<Evaluated> read = searched.first_readings();
+  ASSERT_EQ(read.size(), c.size());
+  for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(read[i].measurement.gflops, first[i]);
+  const std::vector<RetimeLeaders> leaders = retime_leaders(cache, 2);  // by their last readings: c[3], c[1]
+  ASSERT_EQ(leaders.size(), 1u);
+  ASSERT_TRUE(leaders[0].kept.has_value());
+  EXPECT_EQ(*leaders[0].kept, c[1]);  // 35 of c[0..2]; c[3]'s 45 was read at 20
+  EXPECT_EQ(retimed_configs(leaders[0]), (std::vector<Config>{c[3], c[1]}));  // the kept config is a leader: once
+
+  const std::vector<RetimeLeaders> one = retime_leaders(cache, 1);  // c[3] alone: the kept config joins it
+  ASSERT_TRUE(one[0].kept.has_value());
+  EXPECT_EQ(retimed_configs(one[0]), (std::vector<Config>{c[3], c[1]}));
+
+  for (Evaluated& e : searched.readings) e.measurement = {false, 0, "wrong"};
+  EXPECT_FALSE(kept_config(searched.first_readings(), kConfirmedConfigs, [](const Config&) { return 1.0; }).has_value());
+}
+
 TEST(Retime, RoundsVisitEveryConfigOnceFromAShiftingStartAndKeepMedians) {
   const std::vector<Config> configs = {parse_config("mb64_nb64_kb32_tm4_tn4_team16"),
                                        parse_config("mb64_nb64_kb32_tm8_tn8_team16"),
@@ -506,6 +540,8 @@ TEST(TuneProblem, KeepsTheLeaderFastestOnReTimingNotTheLuckiestReading) {
   ASSERT_NE(steadiest, leaders.front()) << "the inputs must make the luckiest reading lose on re-timing";
   ASSERT_TRUE(confirmed.entry.has_value());
   EXPECT_EQ(confirmed.entry->config, steadiest);
+  // The replays' and the re-timing's account of it (retime.hpp) keeps the same config.
+  EXPECT_EQ(kept_config(first, settings.confirm, [&](const Config& c) { return rate(c, false); }), steadiest);
   EXPECT_EQ(confirmed.entry->gflops, stored_rate(rate(steadiest, false)));
   for (const Config& c : leaders) EXPECT_EQ(readings[to_string(c)], 1 + kConfirmRounds) << to_string(c);
 

@@ -434,15 +434,21 @@ struct Retimed {
     const kgemm::Measurement& again = retimed.front().measurement;
     return again.correct ? again.gflops / recorded_best().measurement.gflops : 0;
   }
-  // The judged config's re-timed rate over the re-timed best (0 where it was wrong); none where
-  // nothing was judged.
-  std::optional<double> judged_share() const {
-    if (!recorded.judged) return std::nullopt;
-    const kgemm::Evaluated* best = retimed_best();
+  // Its rate in these rounds (0 where it was wrong or not re-timed).
+  double retimed_rate(const kgemm::Config& c) const {
     for (const kgemm::Evaluated& e : retimed)
-      if (e.config == *recorded.judged) return e.measurement.correct && best ? e.measurement.gflops / best->measurement.gflops : 0;
+      if (e.config == c) return e.measurement.correct ? e.measurement.gflops : 0;
     return 0;
   }
+  // The judged config's re-timed rate over that of `reference`: the re-timed best, or what the
+  // exhaustive search kept (chosen before these rounds, as the judged config was, so that neither
+  // is the luckiest of them); none where nothing was judged.
+  std::optional<double> judged_share(double reference) const {
+    if (!recorded.judged) return std::nullopt;
+    return reference > 0 ? retimed_rate(*recorded.judged) / reference : 0;
+  }
+  double best_rate() const { return retimed_best() ? retimed_best()->measurement.gflops : 0; }
+  double kept_rate() const { return recorded.kept ? retimed_rate(*recorded.kept) : 0; }
   // Whether a config left out was recorded faster than the re-timed best: too few re-timed.
   bool too_few() const {
     return recorded.first_left_out && (!retimed_best() || *recorded.first_left_out > retimed_best()->measurement.gflops);
@@ -461,7 +467,11 @@ const Columns<Retimed> kRetimeColumns{
        return r.recorded.first_left_out ? Value(*r.recorded.first_left_out) : Value();
      }},
     {"judged", "--store's / best", 16, Style::Share, kTable, [](const Retimed& r) -> Value {
-       const std::optional<double> share = r.judged_share();
+       const std::optional<double> share = r.judged_share(r.best_rate());
+       return share ? Value(*share) : Value();
+     }},
+    {"judged_kept", "--store's / kept", 16, Style::Share, kTable, [](const Retimed& r) -> Value {
+       const std::optional<double> share = r.judged_share(r.kept_rate());
        return share ? Value(*share) : Value();
      }},
     {"config", "re-timed best's config", 0, Style::Text, kTable, [](const Retimed& r) -> Value {
@@ -472,17 +482,21 @@ const Columns<Retimed> kRetimeColumns{
      }},
 };
 
-// --store's summary: its configs over the re-timed bests, as kgemm-compare-strategies summarizes a
-// replayed search.
+// --store's summary: its configs over the re-timed bests and over what the exhaustive search kept,
+// as kgemm-compare-strategies summarizes a replayed search (--judge best and kept).
 void print_judged(const std::vector<Retimed>& rows, const std::string& store) {
-  std::vector<double> shares;
-  for (const Retimed& r : rows)
-    if (const std::optional<double> share = r.judged_share()) shares.push_back(*share);
-  double log_sum = 0;
-  for (double s : shares) log_sum += std::log(std::max(s, 1e-9));
-  fmt::print("{}'s configs over the re-timed best, {} problems: geometric mean {:.3f}, worst {:.3f}, {} reach 0.98\n", store,
-             shares.size(), std::exp(log_sum / double(shares.size())), *std::min_element(shares.begin(), shares.end()),
-             std::count_if(shares.begin(), shares.end(), [](double s) { return s >= 0.98; }));
+  const auto summary = [&](const char* over, double (Retimed::*reference)() const) {
+    std::vector<double> shares;
+    for (const Retimed& r : rows)
+      if (const std::optional<double> share = r.judged_share((r.*reference)())) shares.push_back(*share);
+    double log_sum = 0;
+    for (double s : shares) log_sum += std::log(std::max(s, 1e-9));
+    fmt::print("{}'s configs over {}, {} problems: geometric mean {:.3f}, worst {:.3f}, {} reach 0.98\n", store, over,
+               shares.size(), std::exp(log_sum / double(shares.size())), *std::min_element(shares.begin(), shares.end()),
+               std::count_if(shares.begin(), shares.end(), [](double s) { return s >= 0.98; }));
+  };
+  summary("the re-timed best", &Retimed::best_rate);
+  summary("what exhaustive search kept", &Retimed::kept_rate);
 }
 
 template <class Scalar, class ExecSpace>

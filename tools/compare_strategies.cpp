@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/dispatch/dispatch_model.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
+#include "kgemm/tuner/retime.hpp"
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/search_space.hpp"
 #include "kgemm/tuner/tool_output.hpp"
@@ -26,44 +28,56 @@
 
 namespace {
 
+using kgemm::cli::Judge;
 using kgemm::cli::Starts;
 
-// One problem's replay: the candidates, the starts and the exhaustive best.
+// One problem's replay: the candidates, the starts and what exhaustive search keeps.
 struct Replayed {
   std::string key;
   std::vector<kgemm::Config> candidates;
   std::vector<kgemm::Config> starts;
   kgemm::Config fallback;  // the space default, measured before the search
-  std::map<std::string, kgemm::Measurement> measured;  // by config string
-  double best = 0;
+  // By config string: what a search measuring the config reads, and what the config is worth once
+  // kept (judge_by).
+  std::map<std::string, kgemm::Measurement> read, worth;
+  int confirm = 1;  // the fastest configs read that autotune re-times before it keeps one
+  kgemm::Config best_config;  // what exhaustive search keeps
+  double best = 0;            // and its worth
+  double fastest = 0;         // the highest worth of any config (--judge best's reference)
   std::optional<double> dispatch_pick;  // its rate over the best (dispatch_picks), where the cache names its device
   kgemm::Predict predict;  // how autotune's climb ranks steps (model_prediction), where the cache names its device
   std::size_t step_after = 0;  // the starts stepped from before the seeds (step_after_starts)
 
-  kgemm::Measurement measure(const kgemm::Config& c) const { return measured.at(kgemm::to_string(c)); }
-  // The config string of the exhaustive best (the first in config order on a tie).
-  const std::string& best_config() const {
-    return std::find_if(measured.begin(), measured.end(), [&](const auto& m) { return m.second.correct && m.second.gflops == best; })
-        ->first;
+  kgemm::Measurement measure(const kgemm::Config& c) const { return read.at(kgemm::to_string(c)); }
+  double worth_of(const kgemm::Config& c) const {
+    const kgemm::Measurement& m = worth.at(kgemm::to_string(c));
+    return m.correct ? m.gflops : 0;
   }
-  // What autotune keeps of a search: its best, or the default measured before it where that is
-  // faster; and the evaluations it cost, the default's included.
+  // What autotune keeps of `measured` (the default first): kept_config, confirming at each one's worth.
+  kgemm::Config kept(const std::vector<kgemm::Evaluated>& measured) const {
+    return kgemm::kept_config(measured, confirm, [&](const kgemm::Config& c) { return worth_of(c); }).value_or(fallback);
+  }
+  // The default's measurement, where the cache holds one, then `more` in config-string order: a
+  // tie goes to the default, as in autotune, and otherwise falls alike whatever order a search
+  // measured in, so that a search measuring every candidate keeps what exhaustive search keeps.
+  std::vector<kgemm::Evaluated> after_default(std::vector<kgemm::Evaluated> more) const {
+    std::sort(more.begin(), more.end(),
+              [](const kgemm::Evaluated& a, const kgemm::Evaluated& b) { return kgemm::to_string(a.config) < kgemm::to_string(b.config); });
+    if (read.count(kgemm::to_string(fallback))) more.insert(more.begin(), {fallback, measure(fallback)});
+    return more;
+  }
+  // What autotune keeps of a search over the best, and the evaluations it cost, the default's included.
   std::pair<double, int> tune(kgemm::Strategy strategy, int budget, std::uint64_t seed) const {
     kgemm::Budget limit;
     limit.evaluations = budget;
     const kgemm::SearchOutcome outcome =
         kgemm::search(candidates, starts, strategy, limit, seed, [&](const kgemm::Config& c) { return measure(c); }, {}, predict,
                       step_after);
-    double found = outcome.best_gflops;
     int evaluations = int(outcome.log.size());
-    const auto at_default = measured.find(kgemm::to_string(fallback));
-    if (at_default != measured.end()) {
-      if (at_default->second.correct) found = std::max(found, at_default->second.gflops);
-      const bool searched = std::any_of(outcome.log.begin(), outcome.log.end(),
-                                        [&](const kgemm::Evaluated& e) { return e.config == fallback; });
-      if (!searched) ++evaluations;
-    }
-    return {found / best, evaluations};
+    const bool searched = std::any_of(outcome.log.begin(), outcome.log.end(),
+                                      [&](const kgemm::Evaluated& e) { return e.config == fallback; });
+    if (read.count(kgemm::to_string(fallback)) && !searched) ++evaluations;
+    return {worth_of(kept(after_default(outcome.log))) / best, evaluations};
   }
 };
 
@@ -94,8 +108,7 @@ std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, co
     kgemm::TunedEntry entry;
     entry.problem = kgemm::parse_problem(r.key);
     entry.gflops = r.best;
-    for (const auto& [config, m] : r.measured)
-      if (m.correct && m.gflops == r.best) entry.config = kgemm::parse_config(config);
+    entry.config = r.best_config;
     entry.candidates = int(r.candidates.size());
     bests.push_back(entry);
   }
@@ -117,7 +130,25 @@ std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, co
   return picks;
 }
 
-std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts,
+// Under --judge kept, a config read once is worth its reading scaled as the problem's re-timed
+// configs (`retimed`: read more than once) moved from their first reading to their last (the
+// median of their ratios): leaders re-timed minutes after an exhaustive run read lower or higher as
+// a whole (clocks, the host's other work), and a search keeping a config never re-timed must
+// neither gain nor lose by that.
+void value_unretimed(Replayed& r, const std::set<std::string>& retimed) {
+  std::vector<double> moved;
+  for (const std::string& config : retimed) {
+    const kgemm::Measurement &first = r.read.at(config), &last = r.worth.at(config);
+    if (first.correct && last.correct) moved.push_back(last.gflops / first.gflops);
+  }
+  if (moved.empty()) return;
+  std::nth_element(moved.begin(), moved.begin() + std::ptrdiff_t(moved.size() / 2), moved.end());
+  const double factor = moved[moved.size() / 2];
+  for (auto& [config, m] : r.worth)
+    if (!retimed.count(config)) m.gflops *= factor;
+}
+
+std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
                                           const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs) {
   if (!seed_configs.empty() && !cache.device)
     throw kgemm::RuntimeError("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
@@ -134,11 +165,29 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     r.fallback = recorded.given.fallback;
     const bool default_besides = recorded.measured.size() > recorded.given.candidates;
     for (const kgemm::Evaluated& e : recorded.measured) {
-      r.measured[kgemm::to_string(e.config)] = e.measurement;
-      if (e.measurement.correct) r.best = std::max(r.best, e.measurement.gflops);
       // The candidates are what the search was given; the default may be measured besides them.
       if (e.config != r.fallback || !default_besides) r.candidates.push_back(e.config);
+      r.worth[kgemm::to_string(e.config)] = e.measurement;  // its last: re-timed where it was
     }
+    if (judge == Judge::Kept) {
+      r.confirm = kgemm::kConfirmedConfigs;
+      for (const kgemm::Evaluated& e : recorded.first_readings()) r.read[kgemm::to_string(e.config)] = e.measurement;
+      std::map<std::string, int> times;
+      for (const kgemm::Evaluated& e : recorded.readings) ++times[kgemm::to_string(e.config)];
+      std::set<std::string> retimed;
+      for (const auto& [config, n] : times)
+        if (n > 1) retimed.insert(config);
+      value_unretimed(r, retimed);
+    } else {
+      r.read = r.worth;
+    }
+    // What exhaustive search keeps: every candidate read.
+    std::vector<kgemm::Evaluated> all;
+    for (const kgemm::Evaluated& e : recorded.measured) all.push_back({e.config, r.measure(e.config)});
+    r.best_config = r.kept(r.after_default(all));
+    r.best = r.worth_of(r.best_config);
+    for (const auto& entry : r.worth)
+      if (entry.second.correct) r.fastest = std::max(r.fastest, entry.second.gflops);
     if (r.best > 0) problems.push_back(std::move(r));
   }
   if (cache.device) {
@@ -146,14 +195,21 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     for (std::size_t p = 0; p < problems.size(); ++p) {
       Replayed& r = problems[p];
       if (starts == Starts::Store) add_known(r, picks[p].starts);
-      if (!picks[p].dispatched) continue;
-      const kgemm::Measurement picked = r.measure(*picks[p].dispatched);
-      r.dispatch_pick = picked.correct ? picked.gflops / r.best : 0;
+      if (picks[p].dispatched) r.dispatch_pick = r.worth_of(*picks[p].dispatched) / r.best;
     }
   } else if (starts == Starts::Store) {
     throw kgemm::RuntimeError("--starts store needs the cache's #device line (autotune --cache writes it)");
   }
   return problems;
+}
+
+// Shares of a reference over problems: "geomean G, worst W, N reach 0.98".
+std::string shares_summary(const std::vector<double>& shares) {
+  double log_sum = 0;
+  for (double r : shares) log_sum += std::log(std::max(r, 1e-9));
+  return fmt::format("geomean {:.3f}, worst {:.3f}, {} reach 0.98", std::exp(log_sum / double(shares.size())),
+                     *std::min_element(shares.begin(), shares.end()),
+                     std::count_if(shares.begin(), shares.end(), [](double r) { return r >= 0.98; }));
 }
 
 struct Cell {
@@ -223,7 +279,7 @@ int main(int argc, char** argv) {
     if (!options) return 0;
     std::vector<Replayed> problems;
     for (const std::string& path : options->caches)
-      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->seed_configs))
+      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->judge, options->seed_configs))
         problems.push_back(std::move(r));
     if (problems.empty())
       throw kgemm::RuntimeError("no problem in the caches was measured exhaustively (a #search line and every candidate)");
@@ -248,27 +304,31 @@ int main(int argc, char** argv) {
         cell.evaluations /= double(problems.size()) * seeds;
       }
 
-    fmt::print("{} problems measured exhaustively ({} candidates each on average), {} seeds; best found / exhaustive best\n"
+    fmt::print("{} problems measured exhaustively ({} candidates each on average), {} seeds; {}\n"
                "(geometric mean over problems of the mean over seeds; worst problem and seed; problems whose every seed\n"
                "reaches 0.98; evaluations spent on average):\n\n{}\n",
-               problems.size(), candidates / problems.size(), seeds, kSummaryColumns.markdown_header());
+               problems.size(), candidates / problems.size(), seeds,
+               options->judge == Judge::Kept ? "what autotune keeps of the search over what it keeps of exhaustive search (--judge kept)"
+                                             : "best found / exhaustive best (--judge best)",
+               kSummaryColumns.markdown_header());
     for (std::size_t s = 0; s < strategies.size(); ++s)
       for (std::size_t b = 0; b < budgets.size(); ++b)
         fmt::print("{}\n", kSummaryColumns.markdown_line({strategies[s], budgets[b], &cells.at({int(s), int(b)}), problems.size()}));
-    std::vector<double> picks;
-    for (const Replayed& p : problems)
+    std::vector<double> picks, kept;
+    for (const Replayed& p : problems) {
       if (p.dispatch_pick) picks.push_back(*p.dispatch_pick);
-    if (!picks.empty()) {
-      double log_sum = 0;
-      for (double r : picks) log_sum += std::log(std::max(r, 1e-9));
+      kept.push_back(p.best / p.fastest);
+    }
+    if (options->judge == Judge::Kept)
+      fmt::print("\nWhat exhaustive search keeps, over the fastest config's worth (--judge best's reference): {}\n",
+                 shares_summary(kept));
+    if (!picks.empty())
       fmt::print("\nDispatch model (what dispatch runs from a store of every other problem's exhaustive best) on {}\n"
-                 "problems: geomean {:.3f}, worst {:.3f}, {} reach 0.98 of the exhaustive best\n",
-                 picks.size(), std::exp(log_sum / double(picks.size())), *std::min_element(picks.begin(), picks.end()),
-                 std::count_if(picks.begin(), picks.end(), [](double r) { return r >= 0.98; }));
-    } else {
+                 "problems: {} of the exhaustive best\n",
+                 picks.size(), shares_summary(picks));
+    else
       fmt::print("\nDispatch model: on no problem (the caches name no device, or no problem's pick from the others'\n"
                  "exhaustive bests is one of its candidates)\n");
-    }
     if (options->per_problem) {
       const Columns<std::size_t> columns = per_problem_columns(problems, strategies, budgets, cells);
       fmt::print("\n{}\n", columns.markdown_header());
@@ -283,7 +343,7 @@ int main(int argc, char** argv) {
           {"worst", "worst seed", 0, Style::Share, kTable, [&](std::size_t p) -> Value { return cell.worst[p]; }},
           {"problem", "problem", 0, Style::Text, kTable, [&](std::size_t p) -> Value { return problems[p].key; }},
           {"best_config", "the exhaustive best's config", 0, Style::Text, kTable,
-           [&](std::size_t p) -> Value { return problems[p].best_config(); }},
+           [&](std::size_t p) -> Value { return kgemm::to_string(problems[p].best_config); }},
       };
       fmt::print("\n{} at budget {}, the worst problems:\n\n{}\n", kgemm::to_string(strategies[0]), budgets[0],
                  columns.markdown_header());

@@ -9,9 +9,9 @@ namespace {
 const char* kAbout = R"(Replays each strategy (default: every one autotune offers but exhaustive) on every problem the
 caches measured exhaustively, from the starts its search would be given, with each budget (evaluations,
 the space default's measurement included, as autotune counts it), over several seeds, and prints
-per strategy and budget the geometric mean and the worst over problems of the best rate found
-(the default's included) over the exhaustive best, how many problems reach 0.98 of it, and the
-evaluations spent on average.)";
+per strategy and budget the geometric mean and the worst over problems of what the config autotune
+keeps of the search is worth over what exhaustive search keeps (--judge), how many problems reach
+0.98 of it, and the evaluations spent on average.)";
 
 const char* kFooter = R"(--starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
   store     (default) the configs autotune takes from a store holding every other problem of the
@@ -20,6 +20,15 @@ const char* kFooter = R"(--starts: where the searches start besides the space's 
             where its neighbours are already tuned
   seeds     the seeds alone: a shape nothing is known about
   recorded  the store's configs the measuring run had, if any
+
+--judge: what a search reads of a config, and what the config autotune keeps is worth:
+  kept      (default) a search reads each config's first measurement, the single reading a
+            search takes; autotune re-times the fastest 3 it read (its --confirm) and keeps the
+            fastest of them again, each worth its last measurement (the median `autotune retime`
+            appended, where it re-timed the config). Exhaustive search, judged alike, is the
+            reference: what it keeps, not the luckiest of the re-timed configs, which it too
+            misses where they lie within their rounds' spread of each other
+  best      every config reads and is worth its last measurement; the reference is the best of them
 )";
 
 }  // namespace
@@ -28,6 +37,7 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
   CompareStrategiesOptions o;
   std::vector<std::string> strategies = CLI::detail::split(searching_strategies(), ',');
   std::string starts = "store";
+  std::string judge = "kept";
   std::map<DType, std::vector<std::string>> seeds{{DType::F32, {}}, {DType::F16, {}}};
   App app(kAbout, "kgemm-compare-strategies", kFooter);
   app.add_list("--cache", o.caches, "measurement caches of exhaustive autotune runs (autotune --strategy\nexhaustive --cache FILE)")
@@ -40,6 +50,7 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
       ->check(one_of({"store", "seeds", "recorded"}))
       ->type_name("NAME")
       ->capture_default_str();
+  app.add_option("--judge", judge, "kept | best (below)")->check(one_of({"kept", "best"}))->type_name("NAME")->capture_default_str();
   const char* seeds_help =
       "the space's seeds for the dtype instead of those recorded (config\n"
       "strings, the default first), each split along K for the cache's device as\n"
@@ -53,6 +64,7 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
       ->type_name("N");
   if (!app.read(words)) return std::nullopt;
   for (const std::string& name : strategies) o.strategies.push_back(parse_strategy(name));
+  o.judge = judge == "best" ? Judge::Best : Judge::Kept;
   o.starts = starts == "seeds" ? Starts::Seeds : starts == "recorded" ? Starts::Recorded : Starts::Store;
   for (const auto& [dtype, texts] : seeds)
     for (const std::string& text : texts) o.seed_configs[dtype].push_back(parse_config(text));

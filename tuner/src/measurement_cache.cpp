@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "kgemm/spaces/error.hpp"
@@ -32,6 +33,14 @@ std::string next_field(std::istringstream& fields) {
 }
 
 }  // namespace
+
+std::vector<Evaluated> RecordedSearch::first_readings() const {
+  std::set<std::string> seen;
+  std::vector<Evaluated> first;
+  for (const Evaluated& e : readings)
+    if (seen.insert(to_string(e.config)).second) first.push_back(e);
+  return first;
+}
 
 void append_measurement(const std::string& path, const Problem& problem, const Evaluated& e) {
   std::string note = e.measurement.note;

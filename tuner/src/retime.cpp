@@ -22,6 +22,11 @@ std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top
       if (a.measurement.gflops != b.measurement.gflops) return a.measurement.gflops > b.measurement.gflops;
       return to_string(a.config) < to_string(b.config);
     });
+    const auto last = [&](const Config& c) {
+      const auto it = std::find_if(correct.begin(), correct.end(), [&](const Evaluated& e) { return e.config == c; });
+      return it == correct.end() ? 0.0 : it->measurement.gflops;
+    };
+    r.kept = kept_config(recorded.first_readings(), kConfirmedConfigs, last);
     if (correct.size() > std::size_t(top)) r.first_left_out = correct[std::size_t(top)].measurement.gflops;
     correct.resize(std::min(correct.size(), std::size_t(top)));
     r.leaders = std::move(correct);
@@ -41,8 +46,11 @@ std::size_t judge_store(std::vector<RetimeLeaders>& problems, const ConfigStore&
 std::vector<Config> retimed_configs(const RetimeLeaders& problem) {
   std::vector<Config> configs;
   for (const Evaluated& e : problem.leaders) configs.push_back(e.config);
-  if (problem.judged && std::find(configs.begin(), configs.end(), *problem.judged) == configs.end())
-    configs.push_back(*problem.judged);
+  const auto add = [&](const Config& c) {
+    if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
+  };
+  if (problem.kept) add(*problem.kept);
+  if (problem.judged) add(*problem.judged);
   return configs;
 }
 
@@ -58,6 +66,14 @@ std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std
     if (std::find(out.begin(), out.end(), e->config) == out.end()) out.push_back(e->config);
   }
   return out;
+}
+
+std::optional<Config> kept_config(const std::vector<Evaluated>& measured, int confirm,
+                                  const std::function<double(const Config&)>& confirmed) {
+  const std::vector<Config> leaders = fastest_measured(measured, std::size_t(std::max(confirm, 1)));
+  if (leaders.empty()) return std::nullopt;
+  return *std::max_element(leaders.begin(), leaders.end(),
+                           [&](const Config& a, const Config& b) { return confirmed(a) < confirmed(b); });
 }
 
 std::vector<Evaluated> retime(const std::vector<Config>& configs, int rounds, const Evaluate& measure) {

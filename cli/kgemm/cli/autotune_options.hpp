@@ -9,6 +9,7 @@
 #include "kgemm/tuner/search.hpp"
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/operand_cache.hpp"
+#include "kgemm/tuner/retime.hpp"
 
 namespace kgemm::cli {
 
@@ -31,7 +32,7 @@ struct AutotuneOptions {
   std::optional<std::string> claim;
   int reps = 7;
   OperandCache operands = OperandCache::Warm;
-  int confirm = 3;
+  int confirm = kConfirmedConfigs;
   int seed = 1;
   std::string cache, replay;          // empty: none
   std::optional<std::string> verify_store;

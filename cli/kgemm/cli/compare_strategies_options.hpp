@@ -14,6 +14,8 @@ namespace kgemm::cli {
 
 // Where the replayed searches start besides the space's seeds.
 enum class Starts { Store, Seeds, Recorded };
+// What a replayed search reads of a config and what the config it keeps is worth (--judge).
+enum class Judge { Kept, Best };
 
 struct CompareStrategiesOptions {
   std::vector<std::string> caches;
@@ -21,6 +23,7 @@ struct CompareStrategiesOptions {
   int seeds = 20;
   std::vector<Strategy> strategies;  // default: every one that searches within a budget
   Starts starts = Starts::Store;
+  Judge judge = Judge::Kept;
   std::map<DType, std::vector<Config>> seed_configs;  // --f32-seeds, --f16-seeds
   bool per_problem = false;
   int worst = 0;

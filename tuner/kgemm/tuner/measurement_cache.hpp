@@ -30,6 +30,8 @@ struct RecordedSearch {
   SearchGiven given;  // candidates 0 when the cache has no "#search" line for the problem
   std::vector<Evaluated> measured;  // in file order; a config measured twice keeps its last value
   std::vector<Evaluated> readings;  // every measurement line in file order (what a replay gives a run back)
+  // Each config's first reading, in file order: what the search read of it (later ones re-time it).
+  std::vector<Evaluated> first_readings() const;
   // Whether every candidate was measured: the cache of an exhaustive search that ran to the end.
   bool exhaustive() const { return given.candidates > 0 && measured.size() >= given.candidates; }
 };

@@ -5,6 +5,7 @@
 // reading. Measuring the fastest few of each problem again, in rounds that visit each of them
 // once, and keeping each one's median over the rounds gives the replays a target measured as
 // carefully as the choice between those configs needs.
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct RetimeLeaders {
   // A search's choice for the problem, re-timed in the same rounds as the leaders so that it is
   // judged against them on equal terms: single readings taken minutes apart are not.
   std::optional<Config> judged;
+  // What the exhaustive search kept (kept_config over its first readings, confirmed at each one's
+  // last reading before this re-timing): the reference a search's choice is judged against, as
+  // its rate in the same rounds. None where no config was correct.
+  std::optional<Config> kept;
 };
 
 // Every exhaustively measured problem of the cache, in key order. Throws InvalidArgument when
@@ -35,15 +40,23 @@ std::vector<RetimeLeaders> retime_leaders(const MeasurementCache& cache, int top
 // returns how many it set.
 std::size_t judge_store(std::vector<RetimeLeaders>& problems, const ConfigStore& store);
 
-// What one problem's rounds measure: its leaders, then the judged config where it is none of them.
+// What one problem's rounds measure: its leaders, then the kept and the judged config where they
+// are none of them.
 std::vector<Config> retimed_configs(const RetimeLeaders& problem);
 
 // The `count` fastest distinct correct configs of `measured`, fastest first (a config measured
 // twice counts at its faster reading).
 std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std::size_t count);
 
-// The rounds in which a tuning run re-times the fastest configs its search found before it keeps
-// one (TuneSettings::confirm): an odd count, whose median is one of the readings.
+// What a tuning run keeps of the configs it measured (`measured`, each config's reading as the
+// search read it), as tune_problem keeps it: of the `confirm` fastest, the one `confirmed` rates
+// fastest (the rate its re-timing gives it); none where no config is correct.
+std::optional<Config> kept_config(const std::vector<Evaluated>& measured, int confirm, const std::function<double(const Config&)>& confirmed);
+
+// How many of the fastest configs its search found a tuning run re-times by default before it
+// keeps one (TuneSettings::confirm), and in how many rounds: an odd count, whose median is one of
+// the readings.
+inline constexpr int kConfirmedConfigs = 3;
 inline constexpr int kConfirmRounds = 3;
 
 // `rounds` rounds (>= 1), each measuring every config once, round r starting at config r (mod

@@ -34,7 +34,7 @@ struct TuneSettings {
   // The fastest configs found (the default among them) re-timed in kConfirmRounds alternating
   // rounds before one is kept, by median: the highest of many single readings is as often a lucky
   // reading as a faster config (docs/tuning.md). 0 or 1: the fastest single reading.
-  int confirm = 3;
+  int confirm = kConfirmedConfigs;
 };
 
 // What the caller may plug in around the measurements.
