@@ -66,6 +66,17 @@ if grep -q '^What exhaustive search keeps' "$dir/best.log"; then echo "--judge b
 grep -q '^Dispatch model' "$dir/compare.log" || { echo "no dispatch model check"; exit 1; }
 [ "$(grep -c '^| gemm_f32_nn_' "$dir/compare.log")" = 3 ] || { echo "expected a row per problem"; exit 1; }
 
+# From a given store (the short climb's, less each problem's own entry: none of its configs left
+# to start from) the searches replay too, and an unlimited budget still keeps what exhaustive
+# search keeps.
+"$compare" --cache "$dir/cache.tsv" --seeds 1 --budgets 100000 --store "$dir/climb.yaml" > "$dir/from-store.log"
+grep -q "^| climb | 100000 | 1.000 | 1.000 | 3 of 3 |" "$dir/from-store.log" || { cat "$dir/from-store.log"; exit 1; }
+if "$compare" --cache "$dir/cache.tsv" --starts seeds --store "$dir/climb.yaml" 2> "$dir/store-seeds.err"; then
+  echo "--store was taken with --starts seeds"; exit 1
+fi
+grep -q "option --store: the searches start from a store only with --starts store, not seeds" "$dir/store-seeds.err" ||
+  { cat "$dir/store-seeds.err"; exit 1; }
+
 # Seeds as given and seeds alone replay too.
 "$compare" --cache "$dir/cache.tsv" --seeds 1 --starts seeds --budgets 2 > "$dir/seeds.log"
 "$compare" --cache "$dir/cache.tsv" --seeds 1 --starts recorded --budgets 2 --f32-seeds mb16_nb16_kb32_tm1_tn1_team1 > "$dir/given.log"

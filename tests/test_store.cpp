@@ -1109,21 +1109,27 @@ TEST(DispatchModel, FactorsOfOneConfig) {
 }
 
 TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
-  const TunedEntry source{gemm_f32(128, 64, 256), parse_config("mb64_nb64_kb32_tm8_tn4_team128"), 1000, 500, 10};
+  // 2 x 128 x 64 x 256 flops at 1 GFLOP/s: 4.2 ms a call, of which one launch.
+  const TunedEntry source{gemm_f32(128, 64, 256), parse_config("mb64_nb64_kb32_tm8_tn4_team128"), 1, 0.5, 10};
   const RatePrediction r = predict_rate(gemm_f32(256, 64, 256), source, source.config, kHundredSmGpu);
   // Four teams instead of two, padding and depth alike; twice the rows: a distance of ln 2.
   EXPECT_DOUBLE_EQ(r.on_source.fill, 2.0 / 200);
   EXPECT_DOUBLE_EQ(r.on_problem.fill, 4.0 / 200);
   EXPECT_DOUBLE_EQ(r.distance, std::log(2.0));
   EXPECT_DOUBLE_EQ(r.trust, std::exp(-kGpuTrustDecay * std::log(2.0)));
-  EXPECT_DOUBLE_EQ(r.gflops, 1000 * 2 * r.trust);
-  EXPECT_EQ(r.busy, 1);  // unsplit: no sum pass
+  // Unsplit: the overhead is one launch, here and at the source.
+  const double source_s = 2.0 * 128 * 64 * 256 / 1e9;
+  EXPECT_DOUBLE_EQ(r.source_busy, 1 - kGpuLaunchSeconds / source_s);
+  const double multiply_gflops = 1 / r.source_busy * 2, multiply_s = 2.0 * 256 * 64 * 256 / (multiply_gflops * 1e9);
+  EXPECT_DOUBLE_EQ(r.busy, multiply_s / (multiply_s + kGpuLaunchSeconds));
+  EXPECT_DOUBLE_EQ(r.gflops, multiply_gflops * r.busy * r.trust);
   EXPECT_FALSE(r.exact);
   EXPECT_TRUE(predict_rate(source.problem, source, source.config, kHundredSmGpu).exact);
   // A host discounts the farther shape's rate: 2^-0.2 for twice the rows.
   const RatePrediction host = predict_rate(gemm_f32(256, 64, 256), source, source.config, kOneThreadHost);
   EXPECT_DOUBLE_EQ(host.trust, std::pow(2.0, -kHostTrustDecay));
-  EXPECT_DOUBLE_EQ(host.gflops, 1000 * host.on_problem.product() / host.on_source.product() * host.trust);
+  EXPECT_EQ(host.busy, 1);  // no launch cost on hosts
+  EXPECT_DOUBLE_EQ(host.gflops, 1 * host.on_problem.product() / host.on_source.product() * host.trust);
 }
 
 // The tools explain the model (kgemm-run's help, --why) with the decays this build runs with.
@@ -1167,6 +1173,27 @@ TEST(DispatchModel, ConfigThatLeavesMostOfAGpuIdleLosesOnASmallGrid) {
   EXPECT_EQ(to_string(rank_stored_configs(store, gemm_f32(4096, 4096, 4096))[0].source.config), to_string(unsplit));
 }
 
+// A call's launch is part of the time a rate was measured in: on a 4 µs call half of it, on a
+// 27 µs call a thirteenth. Two configs that fit every shape here alike (full waves, no padding,
+// the same K): the one measured 1.5x faster on a large shape loses, on a shape between, to the one
+// whose small shape's rate was held down by its launch.
+TEST(DispatchModel, ALaunchWeighsOnTheSmallShapeItWasMeasuredOn) {
+  const Config x = parse_config("mb64_nb64_kb32_tm8_tn4_team128"), y = parse_config("mb64_nb64_kb32_tm4_tn4_team256");
+  const Problem small = gemm_f32(12800, 64, 256), large = gemm_f32(128000, 64, 256), between = gemm_f32(51200, 64, 256);
+  const double small_rate = small.flops() / 4e-6 / 1e9;
+  const ConfigStore store = store_of(kHundredSmGpu, {{small, x, small_rate, 1, 10}, {large, y, 1.5 * small_rate, 1, 10}});
+  const auto ranked = rank_stored_configs(store, between);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(to_string(ranked[0].config), to_string(x));
+  for (const RatePrediction& r : ranked) {
+    EXPECT_DOUBLE_EQ(r.on_problem.product(), r.on_source.product());
+    const double source_s = r.source.problem.flops() / (r.source.gflops * 1e9);
+    const double multiply_s = between.flops() / (r.source.problem.flops() / (source_s - kGpuLaunchSeconds));
+    EXPECT_NEAR(r.gflops, between.flops() / (multiply_s + kGpuLaunchSeconds) / 1e9, 1e-9 * r.gflops);
+  }
+  EXPECT_GT(ranked[1].source.gflops, ranked[0].source.gflops);  // measured, y was the faster
+}
+
 // The same GPU with a memory bandwidth: 1000 GB/s, and a slow 10 GB/s one.
 DeviceInfo with_bandwidth(DeviceInfo device, double gbps) {
   device.memory_gbps = gbps;
@@ -1196,11 +1223,12 @@ TEST(DispatchModel, PredictionMovesTheSumPassFromTheSourceToTheProblem) {
   split.ks = 2;
   // 128 x 64 x 256: 2 blocks in 2 splits, 4 teams; 2 x 128 x 64 x 256 flops at 10 GFLOP/s.
   const TunedEntry source{gemm_f32(128, 64, 256), split, 10, 5, 10};
-  const double measured_s = 2.0 * 128 * 64 * 256 / 10e9, source_sum_s = 4 * 4096 * 8 / 1e12;
+  // Two launches, the multiply's and the sum pass's, on either side.
+  const double measured_s = 2.0 * 128 * 64 * 256 / 10e9, source_sum_s = 4 * 4096 * 8 / 1e12 + 2 * kGpuLaunchSeconds;
   const RatePrediction r = predict_rate(gemm_f32(256, 64, 256), source, split, gpu);
   EXPECT_DOUBLE_EQ(r.source_busy, 1 - source_sum_s / measured_s);
   const double multiply_gflops = 10 / r.source_busy * r.on_problem.product() / r.on_source.product();
-  const double multiply_s = 2.0 * 256 * 64 * 256 / (multiply_gflops * 1e9), sum_s = 8 * 4096 * 8 / 1e12;
+  const double multiply_s = 2.0 * 256 * 64 * 256 / (multiply_gflops * 1e9), sum_s = 8 * 4096 * 8 / 1e12 + 2 * kGpuLaunchSeconds;
   EXPECT_DOUBLE_EQ(r.busy, multiply_s / (multiply_s + sum_s));
   EXPECT_DOUBLE_EQ(r.gflops, multiply_gflops * r.busy * r.trust);
 }
@@ -1223,7 +1251,8 @@ TEST(DispatchModel, SplitsProposedWhereTheBandwidthPricesThem) {
   EXPECT_LT(fast[0].busy, 1);
   EXPECT_EQ(fast[1].config.ks, 4);
   EXPECT_EQ(fast.back().config.ks, 1);
-  EXPECT_DOUBLE_EQ(fast.back().gflops / fast[0].gflops, fast.back().on_problem.product() / (fast[0].on_problem.product() * fast[0].busy));
+  EXPECT_DOUBLE_EQ(fast.back().gflops / fast[0].gflops,
+                   fast.back().on_problem.product() * fast.back().busy / (fast[0].on_problem.product() * fast[0].busy));
 
   const Problem short_k = gemm_f32(320, 640, 256);
   EXPECT_EQ(rank_stored_configs(store_of(with_bandwidth(kHundredSmGpu, 1000), {entry}), short_k)[0].config.ks, 2);

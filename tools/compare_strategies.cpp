@@ -102,7 +102,8 @@ struct StorePicks {
   std::optional<kgemm::Config> dispatched;
   std::vector<kgemm::Config> starts;
 };
-std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, const kgemm::DeviceInfo& device) {
+std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, const kgemm::DeviceInfo& device,
+                                       const std::optional<kgemm::ConfigStore>& given) {
   std::vector<kgemm::TunedEntry> bests;
   for (const Replayed& r : problems) {
     kgemm::TunedEntry entry;
@@ -116,8 +117,13 @@ std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, co
   for (std::size_t p = 0; p < problems.size(); ++p) {
     kgemm::ConfigStore others;
     others.header.device = device;
-    for (std::size_t q = 0; q < bests.size(); ++q)
-      if (q != p) others.put(bests[q]);
+    if (given) {
+      others = *given;
+      others.erase(bests[p].problem);  // a store that tuned the problem would not search it
+    } else {
+      for (std::size_t q = 0; q < bests.size(); ++q)
+        if (q != p) others.put(bests[q]);
+    }
     const std::vector<kgemm::Config>& legal = problems[p].candidates;
     const auto is_candidate = [&](const kgemm::Config& c) { return std::find(legal.begin(), legal.end(), c) != legal.end(); };
     for (const kgemm::RatePrediction& pick : kgemm::rank_stored_configs(others, bests[p].problem))
@@ -149,7 +155,8 @@ void value_unretimed(Replayed& r, const std::set<std::string>& retimed) {
 }
 
 std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
-                                          const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs) {
+                                          const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs,
+                                          const std::optional<kgemm::ConfigStore>& store) {
   if (!seed_configs.empty() && !cache.device)
     throw kgemm::RuntimeError("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
   std::vector<Replayed> problems;
@@ -191,7 +198,7 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
     if (r.best > 0) problems.push_back(std::move(r));
   }
   if (cache.device) {
-    const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device);
+    const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device, store);
     for (std::size_t p = 0; p < problems.size(); ++p) {
       Replayed& r = problems[p];
       if (starts == Starts::Store) add_known(r, picks[p].starts);
@@ -277,9 +284,11 @@ int main(int argc, char** argv) {
     const std::optional<kgemm::cli::CompareStrategiesOptions> options =
         kgemm::cli::parse_compare_strategies(kgemm::cli::own_words(argc, argv, {}));
     if (!options) return 0;
+    std::optional<kgemm::ConfigStore> store;
+    if (options->store) store = kgemm::ConfigStore::load(*options->store);
     std::vector<Replayed> problems;
     for (const std::string& path : options->caches)
-      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->judge, options->seed_configs))
+      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->judge, options->seed_configs, store))
         problems.push_back(std::move(r));
     if (problems.empty())
       throw kgemm::RuntimeError("no problem in the caches was measured exhaustively (a #search line and every candidate)");

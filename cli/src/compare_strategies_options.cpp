@@ -15,9 +15,11 @@ keeps of the search is worth over what exhaustive search keeps (--judge), how ma
 
 const char* kFooter = R"(--starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
   store     (default) the configs autotune takes from a store holding every other problem of the
-            cache with its exhaustive best (store_starts: what dispatch would run, then the
-            dispatch model's next picks, ranked with the cache's device facts): a shape tuned
-            where its neighbours are already tuned
+            cache with what its exhaustive search kept (store_starts: what dispatch would run, then
+            the dispatch model's next picks, ranked with the cache's device facts): a shape tuned
+            where its neighbours are already tuned; with --store FILE, from that store less the
+            problem's own entry: a new shape tuned from a committed store, as autotune would
+            start today
   seeds     the seeds alone: a shape nothing is known about
   recorded  the store's configs the measuring run had, if any
 
@@ -50,6 +52,8 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
       ->check(one_of({"store", "seeds", "recorded"}))
       ->type_name("NAME")
       ->capture_default_str();
+  app.add_option("--store", o.store, "with --starts store: start from this store (less each problem's own\nentry), not from the cache's other problems")
+      ->type_name("FILE");
   app.add_option("--judge", judge, "kept | best (below)")->check(one_of({"kept", "best"}))->type_name("NAME")->capture_default_str();
   const char* seeds_help =
       "the space's seeds for the dtype instead of those recorded (config\n"
@@ -66,6 +70,8 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
   for (const std::string& name : strategies) o.strategies.push_back(parse_strategy(name));
   o.judge = judge == "best" ? Judge::Best : Judge::Kept;
   o.starts = starts == "seeds" ? Starts::Seeds : starts == "recorded" ? Starts::Recorded : Starts::Store;
+  if (o.store && o.starts != Starts::Store)
+    throw InvalidArgument("option --store: the searches start from a store only with --starts store, not " + starts);
   for (const auto& [dtype, texts] : seeds)
     for (const std::string& text : texts) o.seed_configs[dtype].push_back(parse_config(text));
   return o;

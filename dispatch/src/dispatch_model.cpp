@@ -61,6 +61,15 @@ double sum_pass_seconds(const ConfigFit& fit, const Config& config, const Device
   return fit.teams * config.mb * config.nb * kBytesPerPartialSum / (device.memory_gbps * 1e9);
 }
 
+double launch_seconds(const ConfigFit& fit, const DeviceInfo& device) {
+  if (device.is_host()) return 0;
+  return kGpuLaunchSeconds * (fit.splits > 1 ? 2 : 1);
+}
+
+double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device) {
+  return launch_seconds(fit, device) + sum_pass_seconds(fit, config, device);
+}
+
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
                             const DeviceInfo& here, const DeviceInfo& there, std::optional<double> decay) {
   RatePrediction r;
@@ -68,17 +77,18 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
   r.config = config;
   r.on_problem = config_fit(problem, config, here);
   r.on_source = config_fit(source.problem, source.config, there);
-  // The source's sum pass, taken out of its measured time. A bandwidth that cannot account for
-  // that time (a header edited by hand) is not used there.
+  // The source's overhead (launches, sum pass), taken out of its measured time. An overhead that
+  // cannot account for that time (a header edited by hand, a rate no launch allows) is not used
+  // there.
   const double measured_s = source.problem.flops() / (source.gflops * 1e9);
-  const double source_sum_s = sum_pass_seconds(r.on_source, source.config, there);
-  r.source_busy = source_sum_s < measured_s ? 1 - source_sum_s / measured_s : 1;
+  const double source_overhead_s = overhead_seconds(r.on_source, source.config, there);
+  r.source_busy = source_overhead_s < measured_s ? 1 - source_overhead_s / measured_s : 1;
   // A stored shape has extents >= 1 (why_bad), so its fit and rate are positive.
   const double multiply_gflops = source.gflops / r.source_busy * r.on_problem.product() / r.on_source.product();
-  const double sum_s = sum_pass_seconds(r.on_problem, config, here);
-  // multiply / (multiply + sum) as 1 / (1 + sum / multiply): a multiply time and a sum pass
-  // that both overflow (a rate near 0 against a bandwidth near 0) give 0, not NaN.
-  if (sum_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + sum_s * (multiply_gflops * 1e9) / problem.flops());
+  const double overhead_s = overhead_seconds(r.on_problem, config, here);
+  // multiply / (multiply + overhead) as 1 / (1 + overhead / multiply): a multiply time and an
+  // overhead that both overflow (a rate near 0 against a bandwidth near 0) give 0, not NaN.
+  if (overhead_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + overhead_s * (multiply_gflops * 1e9) / problem.flops());
   r.distance = shape_distance(problem, source.problem);
   r.trust = std::exp(-decay.value_or(trust_decay(here)) * r.distance);
   r.exact = source.problem == problem && config == source.config;

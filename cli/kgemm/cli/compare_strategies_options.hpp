@@ -24,6 +24,7 @@ struct CompareStrategiesOptions {
   std::vector<Strategy> strategies;  // default: every one that searches within a budget
   Starts starts = Starts::Store;
   Judge judge = Judge::Kept;
+  std::optional<std::string> store;  // --store: the store --starts store (and the dispatch check) take
   std::map<DType, std::vector<Config>> seed_configs;  // --f32-seeds, --f16-seeds
   bool per_problem = false;
   int worst = 0;

@@ -3,14 +3,15 @@
 //
 // Every entry of the store measured its winning config on its own shape (gflops). On a new
 // problem that config keeps the rate it multiplied at there, scaled by how it fits the new shape
-// against how it fitted its own ("roofline with grid fill"), less split K's sum pass:
+// against how it fitted its own ("roofline with grid fill"), less the call's overhead (its kernel
+// launches and split K's sum pass):
 //
 //   predicted = gflops x fit(problem) x busy(problem) / (fit(source) x busy(source)) x trust
 //   fit       = padding x fill x depth                                     (config_fit)
 //   padding   = M N / (ceil(M / mb) mb x ceil(N / nb) nb)       useful share of the blocks computed
 //   fill      = teams / (ceil(teams / slots) x slots)           busy share of the last wave's slots
 //   depth     = Kt / (Kt + K0)                                  a team's K walk against its fixed cost
-//   busy      = multiply time / (multiply time + sum pass)      the share of a call spent multiplying
+//   busy      = multiply time / (multiply time + overhead)      the share of a call spent multiplying
 //   trust     = exp(-trust_decay(device) x distance)            shape_distance: on hosts a rate
 //                                                              measured on a far shape says less
 //
@@ -22,10 +23,13 @@
 // follow how a store's best rates at one M and N grow with K (docs/gpu-notes.md, "Measurements
 // behind the code").
 //
-// Split K's sum pass (split_sum.hpp) writes every team's partial block (4-byte sums) and reads
-// it back: at the device's peak memory bandwidth that is a lower bound of its time. Removed from
-// the source's measured time it leaves the rate the config multiplied at; added to the problem's,
-// it prices splitting against filling the device. Where the device at hand has a known bandwidth
+// The overhead (overhead_seconds) is what a call spends besides multiplying. On GPUs each kernel
+// launch has a fixed cost (kGpuLaunchSeconds): a split call launches two, the multiply and the
+// sum pass. Split K's sum pass (split_sum.hpp) writes every team's partial block (4-byte sums)
+// and reads it back: at the device's peak memory bandwidth that is a lower bound of its time.
+// Removed from the source's measured time the overhead leaves the rate the config multiplied at;
+// added to the problem's, it prices small shapes' fixed costs and splitting against filling the
+// device. Where the device at hand has a known bandwidth
 // (GPUs), each entry's config is also proposed with its K split the other ways GPU searches try
 // (kGpuSplitCounts, where split_fits says a search would): a shape with few blocks and long K
 // then gets the split its neighbours of more blocks never needed. Without one (host stores) the
@@ -34,7 +38,7 @@
 // A store tuned on another device of the same space and architecture (the fallback of
 // store_registry.hpp) is ranked alike, each side fitted on its own device: the source on the
 // store's device (header.device: its SMs or threads, its bandwidth), the problem on the device at
-// hand, so its slots and sum pass are this device's.
+// hand, so its slots and overhead are this device's.
 //
 // The problem's own entry, when it has one, comes first whatever the predictions; ties go to the
 // closer shape, then to the stored split, then to store order, so the choice is deterministic.
@@ -64,6 +68,13 @@ namespace kgemm {
 inline constexpr double kGpuTrustDecay = 0.0, kHostTrustDecay = 0.2;
 inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? kHostTrustDecay : kGpuTrustDecay; }
 
+// A GPU kernel launch's fixed cost in the tuner's timings, whatever the grid: fitted on the
+// Hopper exhaustive caches (docs/tuning.md), where the predictions of the configs each store
+// entry won rank best with 2 µs a launch (1.5 - 2.5 alike; without it, rates measured on
+// batch-1 shapes of 7 - 20 µs, a tenth to a third of it fixed, understate what their configs do on larger
+// shapes, and those of large shapes overstate what split configs do on small ones).
+inline constexpr double kGpuLaunchSeconds = 2e-6;
+
 // The model above in one sentence with this build's constants, for the tools that explain a
 // choice (kgemm-run's help and --why): what the prediction multiplies, each factor in words.
 // Inline: the command-line parsers that print it are also built without the dispatch library
@@ -71,8 +82,9 @@ inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? 
 inline std::string dispatch_model_summary() {
   return "predicted = the rate the config measured on its own shape x fit x busy here / fit x busy there x trust; "
          "fit = padding x fill x depth (useful share of the blocks computed, of the device's team slots over the "
-         "grid's waves, of a team's K walk against its fixed cost), busy = the share of the call not spent in split "
-         "K's sum pass (partial sums at the device's peak memory bandwidth), trust = exp(-" +
+         "grid's waves, of a team's K walk against its fixed cost), busy = the share of the call not spent in "
+         "overhead (on GPUs " + shortest(kGpuLaunchSeconds * 1e6) + " us a kernel launch, two where K is split, and split "
+         "K's sum pass: partial sums at the device's peak memory bandwidth), trust = exp(-" +
          shortest(kHostTrustDecay) + " x shape distance) on hosts, exp(-" + shortest(kGpuTrustDecay) +
          " x shape distance) on GPUs";
 }
@@ -114,12 +126,20 @@ double shape_distance(const Problem& a, const Problem& b);
 // bandwidth. 0 for an unsplit config and where the bandwidth is not known.
 double sum_pass_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device);
 
+// Seconds of a call on `device` for a config fitted to a problem (`fit`) spent launching its
+// kernels: kGpuLaunchSeconds each, the multiply's and, split, the sum pass's; 0 on hosts (a
+// parallel region's start is small beside their calls).
+double launch_seconds(const ConfigFit& fit, const DeviceInfo& device);
+
+// A call's seconds outside its multiply: launch_seconds and sum_pass_seconds.
+double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device);
+
 // A config's predicted rate on `problem`: a stored config, or one with its K split another way.
 struct RatePrediction {
   TunedEntry source;  // the entry whose rate the prediction scales
   Config config;      // what would run: source.config, or it with another split of K
   ConfigFit on_problem, on_source;
-  double busy = 1, source_busy = 1;  // share of the call spent multiplying, here and at the source
+  double busy = 1, source_busy = 1;  // share of the call spent multiplying (not in overhead_seconds), here and at the source
   double distance = 0, trust = 1;
   double gflops = 0;  // source.gflops x on_problem.product() x busy / (on_source.product() x source_busy) x trust
   bool exact = false;  // the source is the problem's own entry and config its winner
