@@ -38,13 +38,13 @@ struct Replayed {
   std::vector<kgemm::Config> starts;
   kgemm::Config fallback;  // the space default, measured before the search
   // By config string: what a search measuring the config reads, and what the config is worth once
-  // kept (judge_by).
+  // kept (--judge).
   std::map<std::string, kgemm::Measurement> read, worth;
   int confirm = 1;  // the fastest configs read that autotune re-times before it keeps one
   kgemm::Config best_config;  // what exhaustive search keeps
   double best = 0;            // and its worth
   double fastest = 0;         // the highest worth of any config (--judge best's reference)
-  std::optional<double> dispatch_pick;  // its rate over the best (dispatch_picks), where the cache names its device
+  std::optional<double> dispatch_pick;  // its worth over the best (dispatch_picks), where the cache names its device
   kgemm::Predict predict;  // how autotune's climb ranks steps (model_prediction), where the cache names its device
   std::size_t step_after = 0;  // the starts stepped from before the seeds (step_after_starts)
 
@@ -332,8 +332,9 @@ int main(int argc, char** argv) {
       fmt::print("\nWhat exhaustive search keeps, over the fastest config's worth (--judge best's reference): {}\n",
                  shares_summary(kept));
     if (!picks.empty())
-      fmt::print("\nDispatch model (what dispatch runs from a store of every other problem's exhaustive best) on {}\n"
+      fmt::print("\nDispatch model (what dispatch runs from {}) on {}\n"
                  "problems: {} of the exhaustive best\n",
+                 options->store ? *options->store + " less the problem's own entry" : "a store of every other problem's exhaustive best",
                  picks.size(), shares_summary(picks));
     else
       fmt::print("\nDispatch model: on no problem (the caches name no device, or no problem's pick from the others'\n"
