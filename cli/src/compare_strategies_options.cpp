@@ -1,6 +1,9 @@
 #include "kgemm/cli/compare_strategies_options.hpp"
 
+#include <string>
+
 #include "kgemm/cli/options.hpp"
+#include "kgemm/tuner/retime.hpp"
 
 namespace kgemm::cli {
 
@@ -13,7 +16,9 @@ per strategy and budget the geometric mean and the worst over problems of what t
 keeps of the search is worth over what exhaustive search keeps (--judge), how many problems reach
 0.98 of it, and the evaluations spent on average.)";
 
-const char* kFooter = R"(--starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
+// The help's footer, with the count of configs autotune confirms (retime.hpp) in force.
+std::string footer() {
+  return R"(--starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
   store     (default) the configs autotune takes from a store holding every other problem of the
             cache with what its exhaustive search kept (store_starts: what dispatch would run, then
             the dispatch model's next picks, ranked with the cache's device facts): a shape tuned
@@ -25,13 +30,15 @@ const char* kFooter = R"(--starts: where the searches start besides the space's 
 
 --judge: what a search reads of a config, and what the config autotune keeps is worth:
   kept      (default) a search reads each config's first measurement, the single reading a
-            search takes; autotune re-times the fastest 3 it read (its --confirm) and keeps the
-            fastest of them again, each worth its last measurement (the median `autotune retime`
-            appended, where it re-timed the config). Exhaustive search, judged alike, is the
+            search takes; autotune re-times the fastest )" + std::to_string(kConfirmedConfigs) + R"( it read (its --confirm) and
+            keeps the fastest of them again, each worth its last measurement (the median
+            `autotune retime` appended; a config never re-timed, its reading scaled as the
+            problem's re-timed configs moved). Exhaustive search, judged alike, is the
             reference: what it keeps, not the luckiest of the re-timed configs, which it too
             misses where they lie within their rounds' spread of each other
   best      every config reads and is worth its last measurement; the reference is the best of them
 )";
+}
 
 }  // namespace
 
@@ -41,7 +48,7 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
   std::string starts = "store";
   std::string judge = "kept";
   std::map<DType, std::vector<std::string>> seeds{{DType::F32, {}}, {DType::F16, {}}};
-  App app(kAbout, "kgemm-compare-strategies", kFooter);
+  App app(kAbout, "kgemm-compare-strategies", footer());
   app.add_list("--cache", o.caches, "measurement caches of exhaustive autotune runs (autotune --strategy\nexhaustive --cache FILE)")
       ->type_name("FILE,...")
       ->required();
