@@ -128,7 +128,8 @@ double sum_pass_seconds(const ConfigFit& fit, const Config& config, const Device
 
 // Seconds of a call on `device` for a config fitted to a problem (`fit`) spent launching its
 // kernels: kGpuLaunchSeconds each, the multiply's and, split, the sum pass's; 0 on hosts (a
-// parallel region's start is small beside their calls).
+// parallel region's start is small beside their calls: on the EPYC's exhaustive cache any fixed
+// cost from 5 µs up ranks the dispatch model's picks worse).
 double launch_seconds(const ConfigFit& fit, const DeviceInfo& device);
 
 // A call's seconds outside its multiply: launch_seconds and sum_pass_seconds.
