@@ -485,18 +485,16 @@ const Columns<Retimed> kRetimeColumns{
 // --store's summary: its configs over the re-timed bests and over what the exhaustive search kept,
 // as kgemm-compare-strategies summarizes a replayed search (--judge best and kept).
 void print_judged(const std::vector<Retimed>& rows, const std::string& store) {
-  const auto summary = [&](const char* over, double (Retimed::*reference)() const) {
+  const auto print = [&](const char* over, double (Retimed::*reference)() const) {
     std::vector<double> shares;
     for (const Retimed& r : rows)
       if (const std::optional<double> share = r.judged_share((r.*reference)())) shares.push_back(*share);
-    double log_sum = 0;
-    for (double s : shares) log_sum += std::log(std::max(s, 1e-9));
+    const kgemm::report::ShareSummary summary = kgemm::report::summarize_shares(shares);
     fmt::print("{}'s configs over {}, {} problems: geometric mean {:.3f}, worst {:.3f}, {} reach 0.98\n", store, over,
-               shares.size(), std::exp(log_sum / double(shares.size())), *std::min_element(shares.begin(), shares.end()),
-               std::count_if(shares.begin(), shares.end(), [](double s) { return s >= 0.98; }));
+               shares.size(), summary.geomean, summary.worst, summary.reaching);
   };
-  summary("the re-timed best", &Retimed::best_rate);
-  summary("what exhaustive search kept", &Retimed::kept_rate);
+  print("the re-timed best", &Retimed::best_rate);
+  print("what exhaustive search kept", &Retimed::kept_rate);
 }
 
 template <class Scalar, class ExecSpace>

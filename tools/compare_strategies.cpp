@@ -212,11 +212,8 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
 
 // Shares of a reference over problems: "geomean G, worst W, N reach 0.98".
 std::string shares_summary(const std::vector<double>& shares) {
-  double log_sum = 0;
-  for (double r : shares) log_sum += std::log(std::max(r, 1e-9));
-  return fmt::format("geomean {:.3f}, worst {:.3f}, {} reach 0.98", std::exp(log_sum / double(shares.size())),
-                     *std::min_element(shares.begin(), shares.end()),
-                     std::count_if(shares.begin(), shares.end(), [](double r) { return r >= 0.98; }));
+  const kgemm::report::ShareSummary summary = kgemm::report::summarize_shares(shares);
+  return fmt::format("geomean {:.3f}, worst {:.3f}, {} reach 0.98", summary.geomean, summary.worst, summary.reaching);
 }
 
 struct Cell {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kgemm::report {
@@ -75,6 +76,17 @@ std::string join(const std::vector<std::string>& cells, const std::string& separ
   std::string line;
   for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? separator : "") + cells[i];
   return line;
+}
+
+ShareSummary summarize_shares(const std::vector<double>& shares, double line) {
+  ShareSummary out;
+  if (shares.empty()) return out;
+  double log_sum = 0;
+  for (double s : shares) log_sum += std::log(std::max(s, 1e-9));
+  out.geomean = std::exp(log_sum / double(shares.size()));
+  out.worst = *std::min_element(shares.begin(), shares.end());
+  out.reaching = std::size_t(std::count_if(shares.begin(), shares.end(), [&](double s) { return s >= line; }));
+  return out;
 }
 
 }  // namespace kgemm::report

@@ -3,6 +3,7 @@
 // a budget), each column declared once with its CSV header and JSON key, table heading, width and
 // style, and one writer per format (fixed-width table, Markdown table, CSV, JSON) reading that
 // list. kgemm-run, autotune and kgemm-compare-strategies print their tables through it.
+#include <cstddef>
 #include <functional>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -108,5 +109,14 @@ class Columns {
 
   std::vector<Column<Record>> columns_;
 };
+
+// Shares of a reference over problems (a choice's rate over the best, 0 for a wrong one): their
+// geometric mean (a 0 counted as 1e-9, so that a wrong choice weighs without making it 0), the
+// worst, and how many reach `line`. The retime and replay tools summarize a search alike.
+struct ShareSummary {
+  double geomean = 0, worst = 0;
+  std::size_t reaching = 0;
+};
+ShareSummary summarize_shares(const std::vector<double>& shares, double line = 0.98);
 
 }  // namespace kgemm::report
