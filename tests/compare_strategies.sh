@@ -3,7 +3,8 @@
 # the device and each search's givens; `autotune retime` re-times each problem's leaders into it,
 # with a short climb's choices beside them (--store);
 # the tool replays every strategy on it (an unlimited budget keeps what exhaustive search keeps,
-# judged either way), checks the dispatch model on it, and refuses what it cannot use with a
+# judged either way), judges a second exhaustive run against it (--again), checks the dispatch
+# model on it, and refuses what it cannot use with a
 # message: a cache of searches cut short, --starts store without the device line, a bad --starts;
 # retime refuses a cache of another device or without one, and a --store of another device or of
 # none of its problems.
@@ -65,6 +66,24 @@ grep -q "^| climb | 100000 | 1.000 | 1.000 | 3 of 3 |" "$dir/best.log" || { cat 
 if grep -q '^What exhaustive search keeps' "$dir/best.log"; then echo "--judge best compared exhaustive search with itself"; exit 1; fi
 grep -q '^Dispatch model' "$dir/compare.log" || { echo "no dispatch model check"; exit 1; }
 [ "$(grep -c '^| gemm_f32_nn_' "$dir/compare.log")" = 3 ] || { echo "expected a row per problem"; exit 1; }
+
+# --again: a cache judged against itself keeps the same configs (every share 1); two of its
+# problems measured again are judged on the two alone; a cache of none of them is refused.
+"$compare" --cache "$dir/cache.tsv" --again "$dir/cache.tsv" --seeds 1 --budgets 3 > "$dir/again-self.log"
+grep -q "^Exhaustive search again (what .*cache.tsv kept, judged alike) on 3 problems: geomean 1.000, worst 1.000, 3 reach 0.98 of what this one kept$" \
+    "$dir/again-self.log" || { cat "$dir/again-self.log"; exit 1; }
+"$autotune" --space "$space" --strategy exhaustive --budget 100000 --reps 1 --out "$dir/again.yaml" \
+    --cache "$dir/again.tsv" --shape 13x17x19,29x31x37 > "$dir/again-run.log" 2>&1
+"$compare" --cache "$dir/cache.tsv" --again "$dir/again.tsv" --seeds 1 --budgets 3 > "$dir/again.log"
+grep -q "^Exhaustive search again (what .*again.tsv kept, judged alike) on 2 problems: geomean [01][.][0-9]*, worst [01][.][0-9]*, [0-2] reach 0.98 of what this one kept$" \
+    "$dir/again.log" || { cat "$dir/again.log"; exit 1; }
+"$autotune" --space "$space" --strategy exhaustive --budget 100000 --reps 1 --out "$dir/apart.yaml" \
+    --cache "$dir/apart.tsv" --shape 8x8x8 > "$dir/apart-run.log" 2>&1
+if "$compare" --cache "$dir/cache.tsv" --again "$dir/apart.tsv" --seeds 1 --budgets 3 > /dev/null 2> "$dir/apart.err"; then
+  echo "--again judged a cache of other problems"; exit 1
+fi
+grep -q "^kgemm-compare-strategies: --again: no problem of --cache was measured exhaustively there too" "$dir/apart.err" ||
+  { cat "$dir/apart.err"; exit 1; }
 
 # From a given store (the short climb's, less each problem's own entry: none of its configs left
 # to start from) the searches replay too, and an unlimited budget still keeps what exhaustive

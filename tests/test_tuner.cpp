@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <tuple>
 #include <unistd.h>
 
+#include "kgemm/spaces/call_clock.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/precision_gate.hpp"
@@ -679,6 +681,20 @@ TEST(ProblemBench, MaxRelativeErrorIsSmallForACorrectConfigAndSeesAFault) {
     EXPECT_GT(bench.max_relative_error(candidates[1]), 0.5 / 131);
   });
 }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// On GPUs the clock holds the stream before the timed call and after the lead: the hold runs (the
+// whole takes at least its length) and is no part of the reading (an empty call reads well under
+// it), so a launch slower than the lead's kernel never counts as the call's time.
+TEST(CallClock, HoldsTheStreamBeforeTheTimedCallAndLeavesItOut) {
+  CallClock<Kokkos::Cuda> clock{Kokkos::Cuda()};
+  const auto begin = std::chrono::steady_clock::now();
+  const double reading = time_queued_call(clock, [] {}, [] {});
+  const double whole = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_GE(whole, kStreamHoldSeconds);
+  EXPECT_LT(reading, kStreamHoldSeconds / 2);
+}
+#endif
 
 // On a device with TF32 tensor cores, 3xTF32 on a long-K problem (its inputs fixed by the bench's
 // seed) errs no more than twice the SIMT default, what the tuner's gate asks of it: truncating

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iterator>
 #include <iostream>
 #include <map>
@@ -216,6 +217,28 @@ std::string shares_summary(const std::vector<double>& shares) {
   return fmt::format("geomean {:.3f}, worst {:.3f}, {} reach 0.98", summary.geomean, summary.worst, summary.reaching);
 }
 
+// --again: per problem of `problems` that `again` (exhaustive caches of the same problems measured
+// again) also measured, what that exhaustive search kept, worth on `problems`' measurements over
+// what theirs kept. A kept config `problems` never measured (another build's candidates) is left
+// out and counted.
+struct Again {
+  std::vector<double> shares;
+  int unmeasured = 0;
+};
+Again exhaustive_again(const std::vector<Replayed>& problems, const std::vector<Replayed>& again) {
+  std::map<std::string, kgemm::Config> kept;
+  for (const Replayed& r : again) kept.emplace(r.key, r.best_config);
+  Again result;
+  for (const Replayed& p : problems)
+    if (const auto found = kept.find(p.key); found != kept.end()) {
+      if (p.worth.count(kgemm::to_string(found->second)))
+        result.shares.push_back(p.worth_of(found->second) / p.best);
+      else
+        ++result.unmeasured;
+    }
+  return result;
+}
+
 struct Cell {
   std::vector<double> ratio;  // per problem: the mean over seeds
   std::vector<double> worst;  // per problem: the worst seed
@@ -289,6 +312,10 @@ int main(int argc, char** argv) {
         problems.push_back(std::move(r));
     if (problems.empty())
       throw kgemm::RuntimeError("no problem in the caches was measured exhaustively (a #search line and every candidate)");
+    std::vector<Replayed> again;
+    for (const std::string& path : options->again)
+      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), Starts::Seeds, options->judge, {}, std::nullopt))
+        again.push_back(std::move(r));
     const std::vector<int>& budgets = options->budgets;
     const int seeds = options->seeds;
     const std::vector<kgemm::Strategy>& strategies = options->strategies;
@@ -328,6 +355,15 @@ int main(int argc, char** argv) {
     if (options->judge == Judge::Kept)
       fmt::print("\nWhat exhaustive search keeps, over the fastest config's worth (--judge best's reference): {}\n",
                  shares_summary(kept));
+    if (!options->again.empty()) {
+      const Again result = exhaustive_again(problems, again);
+      if (result.shares.empty())
+        throw kgemm::RuntimeError("--again: no problem of --cache was measured exhaustively there too, with a config it kept measured here");
+      fmt::print("\nExhaustive search again (what {} kept, judged alike) on {} problems{}: {} of what this one kept\n",
+                 fmt::join(options->again, ", "), result.shares.size(),
+                 result.unmeasured ? fmt::format(" ({} more kept a config never measured here)", result.unmeasured) : "",
+                 shares_summary(result.shares));
+    }
     if (!picks.empty())
       fmt::print("\nDispatch model (what dispatch runs from {}) on {}\n"
                  "problems: {} of the exhaustive best\n",

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kgemm/spaces/stream_hold.hpp"
 #include "kgemm/tuner/hashed_reference.hpp"
 
 namespace peer {
@@ -453,10 +454,10 @@ inline double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// Events around each call, queued behind an untimed call so that the GPU is still busy when the
-// timed one is launched: the pair times the GPU's work for one call rather than the host's
-// launch latency (call_us reports that). kgemm's benchmarks time their GPU calls the same way
-// (kgemm::time_queued_call).
+// Events around each call, queued behind an untimed call and a hold of the stream
+// (kgemm/spaces/stream_hold.hpp) so that the GPU is still busy when the timed one is launched:
+// the pair times the GPU's work for one call rather than the host's launch latency (call_us
+// reports that). kgemm's benchmarks time their GPU calls the same way (kgemm::time_queued_call).
 template <class Call>
 double kernel_median_us(Call&& call, int reps) {
   cudaEvent_t start, stop;
@@ -465,6 +466,7 @@ double kernel_median_us(Call&& call, int reps) {
   std::vector<double> us(reps);
   for (double& rep_us : us) {
     call();
+    CUDA_CHECK(kgemm::hold_stream(0));
     CUDA_CHECK(cudaEventRecord(start));
     call();
     CUDA_CHECK(cudaEventRecord(stop));

@@ -20,5 +20,5 @@ fi
 # --expt-relaxed-constexpr: CUTLASS's headers call constexpr host functions from device code.
 "${NVCC:-nvcc}" -O3 -std=c++17 --expt-relaxed-constexpr -gencode=arch=compute_90,code=sm_90 \
     -I "$CUTLASS_DIR/include" -I "$here/../cublas_peer" \
-    -I "$here/../../tuner" -I "$here/../../kernels" ${JSON_INCLUDE:+-I "$JSON_INCLUDE"} \
+    -I "$here/../../spaces" -I "$here/../../tuner" -I "$here/../../kernels" ${JSON_INCLUDE:+-I "$JSON_INCLUDE"} \
     -o "$out" "$here/cutlass_peer.cu"

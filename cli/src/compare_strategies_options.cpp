@@ -61,6 +61,11 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
       ->capture_default_str();
   app.add_option("--store", o.store, "with --starts store: start from this store (less each problem's own\nentry), not from the cache's other problems")
       ->type_name("FILE");
+  app.add_list("--again", o.again,
+               "exhaustive caches of the same problems measured again (another run, or\n"
+               "another device of the kind): what their exhaustive search keeps, judged\n"
+               "on --cache as a search is: how far exhaustive search itself repeats")
+      ->type_name("FILE,...");
   app.add_option("--judge", judge, "kept | best (below)")->check(one_of({"kept", "best"}))->type_name("NAME")->capture_default_str();
   const char* seeds_help =
       "the space's seeds for the dtype instead of those recorded (config\n"

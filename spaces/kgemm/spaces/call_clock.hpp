@@ -1,9 +1,9 @@
 #pragma once
 // Times one call's work on an execution-space instance. On a GPU: CUDA events recorded on the
 // instance's stream before and after the call, so the time is the device's, from the call's
-// first kernel starting to its last one ending; queue the timed call behind other work
-// (time_queued_call) and the host's launch is no part of it, as CUDA-event timings of cuBLAS
-// leave it out. On host spaces the work runs inside the call: the host clock from a fence
+// first kernel starting to its last one ending; queue the timed call behind other work and a
+// hold of the stream (time_queued_call) and the host's launch is no part of it, as CUDA-event
+// timings of cuBLAS leave it out. On host spaces the work runs inside the call: the host clock from a fence
 // before it to a fence after it.
 #include <Kokkos_Core.hpp>
 #include <chrono>
@@ -13,6 +13,8 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
+
+#include "kgemm/spaces/stream_hold.hpp"
 #endif
 
 namespace kgemm {
@@ -52,6 +54,8 @@ class CallClock<Kokkos::Cuda> {
   }
   CallClock(const CallClock&) = delete;
   CallClock& operator=(const CallClock&) = delete;
+  // Keeps the stream busy while the host launches what comes next (stream_hold.hpp).
+  void hold() { check(hold_stream(stream_), "the stream hold kernel's launch"); }
   void start() { check(cudaEventRecord(start_, stream_), "cudaEventRecord"); }
   void stop() { check(cudaEventRecord(stop_, stream_), "cudaEventRecord"); }
   // Waits for the call to finish.
@@ -72,12 +76,15 @@ class CallClock<Kokkos::Cuda> {
 };
 #endif
 
-// Seconds of call(). Where calls queue (GPUs), lead() runs first, untimed, so the device is
-// still busy with it when call() is launched: the events then time call()'s kernels and not
-// an idle device waiting for them.
+// Seconds of call(). Where calls queue (GPUs), lead() runs first, untimed (the caches as a call
+// after another finds them), then the clock's hold, so the device is still busy when call() is
+// launched: the events then time call()'s kernels and not an idle device waiting for them.
 template <class ExecSpace, class Lead, class Call>
 double time_queued_call(CallClock<ExecSpace>& clock, const Lead& lead, const Call& call) {
-  if constexpr (CallClock<ExecSpace>::queues) lead();
+  if constexpr (CallClock<ExecSpace>::queues) {
+    lead();
+    clock.hold();
+  }
   clock.start();
   call();
   clock.stop();
