@@ -3,8 +3,8 @@
 // instance's stream before and after the call, so the time is the device's, from the call's
 // first kernel starting to its last one ending; queue the timed call behind other work and a
 // hold of the stream (time_queued_call) and the host's launch is no part of it, as CUDA-event
-// timings of cuBLAS leave it out. On host spaces the work runs inside the call: the host clock from a fence
-// before it to a fence after it.
+// timings of cuBLAS leave it out. On host spaces the work runs inside the call: the host clock
+// from a fence before it to a fence after it.
 #include <Kokkos_Core.hpp>
 #include <chrono>
 #include <string>
