@@ -16,8 +16,8 @@ namespace kgemm_bench {
 // Each iteration times call(i) on the next of `sets` operand sets with the space's CallClock. On
 // a GPU the timed call is queued behind an untimed call on the previous set and the clock's hold,
 // so its events time the kernels and not the launch (call_us below has that); the cuBLAS peer
-// times its calls the same way. One untimed call first: page faults, the config store's first lookup and the GPU's
-// clocks are no part of a call's cost.
+// times its calls the same way. One untimed call first: page faults, the config store's first
+// lookup and the GPU's clocks are no part of a call's cost.
 template <class ExecSpace, class Call>
 void time_calls(benchmark::State& state, const ExecSpace& space, int sets, const Call& call) {
   kgemm::CallClock<ExecSpace> clock(space);

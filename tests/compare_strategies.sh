@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # kgemm-compare-strategies end to end: exhaustive autotune runs on tiny shapes write a cache with
 # the device and each search's givens; `autotune retime` re-times each problem's leaders into it,
-# with a short climb's choices beside them (--store);
-# the tool replays every strategy on it (an unlimited budget keeps what exhaustive search keeps,
-# judged either way), judges a second exhaustive run against it (--again), checks the dispatch
-# model on it, and refuses what it cannot use with a
-# message: a cache of searches cut short, --starts store without the device line, a bad --starts;
-# retime refuses a cache of another device or without one, and a --store of another device or of
+# with a short climb's choices beside them (--store); the tool replays every strategy on it (an
+# unlimited budget keeps what exhaustive search keeps, judged either way), judges a second
+# exhaustive run against it (--again), checks the dispatch model on it, and refuses what it cannot
+# use with a message: a cache of searches cut short, --starts store without the device line, a bad
+# --starts; retime refuses a cache of another device or without one, and a --store of another device or of
 # none of its problems.
 # Usage: compare_strategies.sh <autotune binary> <kgemm-compare-strategies binary> <space>
 set -euo pipefail

@@ -155,9 +155,10 @@ void value_unretimed(Replayed& r, const std::set<std::string>& retimed) {
     if (!retimed.count(config)) m.gflops *= factor;
 }
 
-std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
-                                          const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs,
-                                          const std::optional<kgemm::ConfigStore>& store) {
+// Every problem the cache measured exhaustively: its candidates and starts, what a search reads of
+// each config and what it is worth (--judge), and what exhaustive search keeps.
+std::vector<Replayed> measured_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
+                                        const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs) {
   if (!seed_configs.empty() && !cache.device)
     throw kgemm::RuntimeError("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
   std::vector<Replayed> problems;
@@ -198,6 +199,15 @@ std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, 
       if (entry.second.correct) r.fastest = std::max(r.fastest, entry.second.gflops);
     if (r.best > 0) problems.push_back(std::move(r));
   }
+  return problems;
+}
+
+// measured_problems with the store's configs among each problem's starts (--starts store) and
+// dispatch's pick, from `store` less the problem or from the cache's other problems.
+std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
+                                          const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs,
+                                          const std::optional<kgemm::ConfigStore>& store) {
+  std::vector<Replayed> problems = measured_problems(cache, starts, judge, seed_configs);
   if (cache.device) {
     const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device, store);
     for (std::size_t p = 0; p < problems.size(); ++p) {
@@ -314,7 +324,7 @@ int main(int argc, char** argv) {
       throw kgemm::RuntimeError("no problem in the caches was measured exhaustively (a #search line and every candidate)");
     std::vector<Replayed> again;
     for (const std::string& path : options->again)
-      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), Starts::Seeds, options->judge, {}, std::nullopt))
+      for (Replayed& r : measured_problems(kgemm::load_measurements(path), Starts::Seeds, options->judge, {}))
         again.push_back(std::move(r));
     const std::vector<int>& budgets = options->budgets;
     const int seeds = options->seeds;

@@ -29,11 +29,10 @@
 // and reads it back: at the device's peak memory bandwidth that is a lower bound of its time.
 // Removed from the source's measured time the overhead leaves the rate the config multiplied at;
 // added to the problem's, it prices small shapes' fixed costs and splitting against filling the
-// device. Where the device at hand has a known bandwidth
-// (GPUs), each entry's config is also proposed with its K split the other ways GPU searches try
-// (kGpuSplitCounts, where split_fits says a search would): a shape with few blocks and long K
-// then gets the split its neighbours of more blocks never needed. Without one (host stores) the
-// stored configs are ranked as they are.
+// device. Where the device at hand has a known bandwidth (GPUs), each entry's config is also
+// proposed with its K split the other ways GPU searches try (kGpuSplitCounts, where split_fits
+// says a search would): a shape with few blocks and long K then gets the split its neighbours of
+// more blocks never needed. Without one (host stores) the stored configs are ranked as they are.
 //
 // A store tuned on another device of the same space and architecture (the fallback of
 // store_registry.hpp) is ranked alike, each side fitted on its own device: the source on the
@@ -71,8 +70,10 @@ inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? 
 // A GPU kernel launch's fixed cost in the tuner's timings, whatever the grid: fitted on the
 // Hopper exhaustive caches (docs/tuning.md), where the predictions of the configs each store
 // entry won rank best with 2 µs a launch (1.5 - 2.5 alike; without it, rates measured on
-// batch-1 shapes of 7 - 20 µs, a tenth to a third of it fixed, understate what their configs do on larger
-// shapes, and those of large shapes overstate what split configs do on small ones).
+// batch-1 shapes of 7 - 20 µs, a tenth to a third of it fixed, understate what their configs do
+// on larger shapes, and those of large shapes overstate what split configs do on small ones).
+// Those caches and the committed stores were timed without the stream hold (call_clock.hpp), so
+// part of the host's launch is in their short readings and in this constant.
 inline constexpr double kGpuLaunchSeconds = 2e-6;
 
 // The model above in one sentence with this build's constants, for the tools that explain a
@@ -140,7 +141,8 @@ struct RatePrediction {
   TunedEntry source;  // the entry whose rate the prediction scales
   Config config;      // what would run: source.config, or it with another split of K
   ConfigFit on_problem, on_source;
-  double busy = 1, source_busy = 1;  // share of the call spent multiplying (not in overhead_seconds), here and at the source
+  // Share of the call spent multiplying (not in overhead_seconds), here and at the source.
+  double busy = 1, source_busy = 1;
   double distance = 0, trust = 1;
   double gflops = 0;  // source.gflops x on_problem.product() x busy / (on_source.product() x source_busy) x trust
   bool exact = false;  // the source is the problem's own entry and config its winner
