@@ -1173,14 +1173,14 @@ TEST(DispatchModel, ConfigThatLeavesMostOfAGpuIdleLosesOnASmallGrid) {
   EXPECT_EQ(to_string(rank_stored_configs(store, gemm_f32(4096, 4096, 4096))[0].source.config), to_string(unsplit));
 }
 
-// A call's launch is part of the time a rate was measured in: on a 4 µs call half of it, on a
-// 27 µs call a thirteenth. Two configs that fit every shape here alike (full waves, no padding,
-// the same K): the one measured 1.5x faster on a large shape loses, on a shape between, to the one
-// whose small shape's rate was held down by its launch.
+// A call's launch is part of the time a rate was measured in: on a call of two launches' time half
+// of it, on a call ten times as large (at 1.5x the rate) a thirteenth. Two configs that fit every
+// shape here alike (full waves, no padding, the same K): the one measured 1.5x faster on a large
+// shape loses, on a shape between, to the one whose small shape's rate was held down by its launch.
 TEST(DispatchModel, ALaunchWeighsOnTheSmallShapeItWasMeasuredOn) {
   const Config x = parse_config("mb64_nb64_kb32_tm8_tn4_team128"), y = parse_config("mb64_nb64_kb32_tm4_tn4_team256");
   const Problem small = gemm_f32(12800, 64, 256), large = gemm_f32(128000, 64, 256), between = gemm_f32(51200, 64, 256);
-  const double small_rate = small.flops() / 4e-6 / 1e9;
+  const double small_rate = small.flops() / (2 * kGpuLaunchSeconds) / 1e9;
   const ConfigStore store = store_of(kHundredSmGpu, {{small, x, small_rate, 1, 10}, {large, y, 1.5 * small_rate, 1, 10}});
   const auto ranked = rank_stored_configs(store, between);
   ASSERT_EQ(ranked.size(), 2u);

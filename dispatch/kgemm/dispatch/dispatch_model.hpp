@@ -67,14 +67,13 @@ namespace kgemm {
 inline constexpr double kGpuTrustDecay = 0.0, kHostTrustDecay = 0.2;
 inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? kHostTrustDecay : kGpuTrustDecay; }
 
-// A GPU kernel launch's fixed cost in the tuner's timings, whatever the grid: fitted on the
-// Hopper exhaustive caches (docs/tuning.md), where the predictions of the configs each store
-// entry won rank best with 2 µs a launch (1.5 - 2.5 alike; without it, rates measured on
-// batch-1 shapes of 7 - 20 µs, a tenth to a third of it fixed, understate what their configs do
-// on larger shapes, and those of large shapes overstate what split configs do on small ones).
-// Those caches and the committed stores were timed without the stream hold (call_clock.hpp), so
-// part of the host's launch is in their short readings and in this constant.
-inline constexpr double kGpuLaunchSeconds = 2e-6;
+// A GPU kernel launch's fixed cost in the tuner's timings (the device's time, the host's launch
+// held out: call_clock.hpp), whatever the grid: fitted on the H200's exhaustive cache measured so
+// (docs/tuning.md), where the configs each store entry won are ranked best with 1 µs a launch
+// (the dispatch model's own pick; 0.5 - 2 µs alike; without it, rates measured on batch-1 shapes
+// of 5 - 20 µs understate what their configs do on larger shapes, and those of large shapes
+// overstate what split configs do on small ones).
+inline constexpr double kGpuLaunchSeconds = 1e-6;
 
 // The model above in one sentence with this build's constants, for the tools that explain a
 // choice (kgemm-run's help and --why): what the prediction multiplies, each factor in words.
