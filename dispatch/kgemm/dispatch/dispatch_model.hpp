@@ -70,9 +70,9 @@ inline double trust_decay(const DeviceInfo& device) { return device.is_host() ? 
 // A GPU kernel launch's fixed cost in the tuner's timings (the device's time, the host's launch
 // held out: call_clock.hpp), whatever the grid: fitted on the H200's exhaustive cache measured so
 // (docs/tuning.md), where the configs each store entry won are ranked best with 1 µs a launch
-// (the dispatch model's own pick; 0.5 - 2 µs alike; without it, rates measured on batch-1 shapes
-// of 5 - 20 µs understate what their configs do on larger shapes, and those of large shapes
-// overstate what split configs do on small ones).
+// (the dispatch model's own pick; 0.5 - 1.5 µs alike, 2 µs worse; without it, rates measured on
+// batch-1 shapes of 5 - 20 µs understate what their configs do on larger shapes, and those of
+// large shapes overstate what split configs do on small ones).
 inline constexpr double kGpuLaunchSeconds = 1e-6;
 
 // The model above in one sentence with this build's constants, for the tools that explain a
