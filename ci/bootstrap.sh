@@ -8,7 +8,9 @@
 #   --cuda    also Debian's CUDA 11.8 toolkit + g++-11, and a Kokkos 3.4.01 built for CUDA
 #             (Ampere, sm_80): enough to compile and link kgemm's CUDA space.
 #   --cuda12  also a CUDA 12.4.1 toolkit tree in .cache/cuda-12.4 (ci/cuda12_toolkit.sh), for
-#             Hopper's sm_90a instructions; g++-12 is its host compiler. Nothing is built with it.
+#             Hopper's sm_90a instructions; g++-12 is its host compiler, and g++-11 the one the
+#             `cuda` preset's configure step hands nvcc_wrapper (its environment), which a build
+#             against the tree configures with (docs/gpu.md). Nothing is built with it.
 #   --fuzz    also clang-16 with libFuzzer and the sanitizer runtimes (preset fuzz; clang-14 has
 #             no _Float16 on x86), its OpenMP headers and llvm-symbolizer.
 #   --peers   also the benchmarks' host peers beside OpenBLAS: BLIS (Debian's libblis-dev) and
@@ -30,7 +32,7 @@ for arg in "$@"; do
     --cuda12) want_cuda12=1 ;;
     --fuzz) want_fuzz=1 ;;
     --peers) want_peers=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +51,7 @@ trap 'rc=$?; [ $rc -eq 0 ] || echo "[bootstrap] FAILED during: $step (exit $rc).
 packages=(cmake make g++ pkg-config libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
           libbenchmark-dev libgtest-dev libopenblas-dev python3-matplotlib python3-yaml)
 [ $want_cuda -eq 1 ] && packages+=(g++-11 nvidia-cuda-toolkit)
-[ $want_cuda12 -eq 1 ] && packages+=(g++-12)
+[ $want_cuda12 -eq 1 ] && packages+=(g++-12 g++-11)
 [ $want_cuda12 -eq 1 ] && ! python3 -m pip --version > /dev/null 2>&1 && packages+=(python3-pip)
 [ $want_fuzz -eq 1 ] && packages+=(clang-16 libclang-rt-16-dev libomp-16-dev llvm-16)
 [ $want_peers -eq 1 ] && packages+=(libblis-dev)
