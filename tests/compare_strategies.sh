@@ -5,8 +5,8 @@
 # unlimited budget keeps what exhaustive search keeps, judged either way), judges a second
 # exhaustive run against it (--again), checks the dispatch model on it, and refuses what it cannot
 # use with a message: a cache of searches cut short, --starts store without the device line, a bad
-# --starts; retime refuses a cache of another device or without one, and a --store of another device or of
-# none of its problems.
+# --starts; retime refuses a cache of another device or without one, and a --store of another
+# device or of none of its problems.
 # Usage: compare_strategies.sh <autotune binary> <kgemm-compare-strategies binary> <space>
 set -euo pipefail
 autotune=$1 compare=$2 space=$3
