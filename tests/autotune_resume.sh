@@ -23,11 +23,11 @@ grep -q 'm: 29, n: 31, k: 37' "$store" || { echo "--resume did not add the new s
 ls "$dir" | grep -q tmp && { echo "a temporary store file was left behind"; exit 1; }
 
 # An entry without a generation was measured before generations were recorded: tuned again.
-sed -i '/m: 29, n: 31/s/, generation: [0-9]*}/}/' "$store"
+sed -i '/m: 29, n: 31/s/, generation: [0-9]*//' "$store"
 tune --shape 13x17x19,29x31x37 --resume > "$dir/stale.log" 2> "$dir/stale.err"
 grep -q 'gemm_f32_nn_m29_n31_k37_b1: it was measured on kernel generation 0, before its kernels changed at [1-9][0-9]*; tuning it again' "$dir/stale.err" ||
   { echo "--resume did not tune the stale entry again"; exit 1; }
-grep 'm: 29, n: 31' "$store" | grep -q ', generation: [1-9][0-9]*}' || { echo "the re-tuned entry has no generation"; exit 1; }
+grep 'm: 29, n: 31' "$store" | grep -Eq ', generation: [1-9][0-9]*[,}]' || { echo "the re-tuned entry has no generation"; exit 1; }
 [ "$(grep 'm: 13, n: 17' "$store")" = "$first_entry" ] || { echo "--resume changed the current entry"; exit 1; }
 
 # A device without a store of its own: searches also start from the store that serves it (named

@@ -366,6 +366,56 @@ TEST(StoreFile, EachEntryRecordsItsKernelGeneration) {
   EXPECT_NE(why_bad(entry).find("generation -1 is negative"), std::string::npos);
 }
 
+// An entry's runners-up: written after its other fields, fastest first as stored, read back
+// exactly; an entry without any writes none. Each must be of a block class of its own (not the
+// winner's, not an earlier runner-up's) with a rate as a winner's: the reader names the entry,
+// the field and why, strict or lenient alike, and put() refuses what the reader refuses.
+TEST(StoreFile, RunnersUpRoundTripAndEachIsOfABlockClassOfItsOwn) {
+  ConfigStore store = sample_store();
+  TunedEntry entry = *store.exact(kTunedShape);
+  const Config wide = parse_config("mb64_nb128_kb32_tm4_tn4_team512"), tiles = parse_config("mb64_nb64_kb16_tm8_tn8_team64_ks2");
+  entry.runners_up = {{wide, 50.25}, {tiles, 1.0 / 3.0}};
+  store.put(entry);
+  const std::string text = saved_text(store);
+  EXPECT_EQ(occurrences(text, "runners_up"), 1u) << text;
+  EXPECT_NE(text.find(kTunedShapeLineEnd.substr(0, kTunedShapeLineEnd.size() - 1) + ", runners_up: [{config: " +
+                      to_string(wide) + ", gflops: 50.25}, {config: " + to_string(tiles) + ", gflops: " +
+                      shortest(1.0 / 3.0) + "}]}\n"),
+            std::string::npos)
+      << text;
+  TempDir dir;
+  write_text(dir.file("store.yaml"), text);
+  EXPECT_TRUE(ConfigStore::load(dir.file("store.yaml")).entries() == store.entries());
+  EXPECT_TRUE(ConfigStore::load(dir.file("store.yaml")).exact(kTunedShape)->runners_up == entry.runners_up);
+
+  const std::string listed = "runners_up: [{config: " + to_string(wide) + ", gflops: 50.25}, ";
+  const std::string winner_class = to_string(parse_config("mb64_nb64_kb64_tm4_tn4_team16_st3"));
+  const std::pair<std::string, std::string> bad[] = {
+      {listed + "{config: " + winner_class + ", gflops: 3}]}", "runners_up[1]: " + winner_class + " is of the winner's block class"},
+      {listed + "{config: mb64_nb128_kb64_tm4_tn4_team512, gflops: 3}]}", "is of the block class of runners_up[0]"},
+      {listed + "{config: " + to_string(tiles) + ", gflops: 0}]}", ".runners_up[1].gflops: '0' is not a finite number > 0"},
+      {listed + "{config: mb64_nb64, gflops: 3}]}", ".runners_up[1].config: 'mb64_nb64' is not a config string"},
+      {listed + "{config: " + to_string(tiles) + "}]}", ".runners_up[1].gflops' is missing"},
+      {"runners_up: " + to_string(wide) + "}", ".runners_up is not a list"},
+  };
+  for (const auto& [tail, reason] : bad) {
+    const std::string broken = text_after_replacing(text, text.substr(text.find("runners_up: ["), text.find("}]}\n") + 3 - text.find("runners_up: [")), tail);
+    const std::string message = load_error(broken);
+    EXPECT_NE(message.find(reason), std::string::npos) << message << "\nmissing: " << reason;
+    EXPECT_NE(message.find(tuned_shape_entry()), std::string::npos) << message;
+    write_text(dir.file("broken.yaml"), broken);
+    std::vector<std::string> refused;
+    EXPECT_EQ(ConfigStore::load(dir.file("broken.yaml"), &refused).entries().size(), sample_entries().size() - 1) << tail;
+    EXPECT_EQ(refused.size(), 1u) << tail;
+  }
+  TunedEntry same_class = entry;
+  same_class.runners_up.push_back({parse_config("mb64_nb64_kb64_tm8_tn8_team64"), 2});
+  EXPECT_THROW(store.put(same_class), std::invalid_argument);
+  EXPECT_NE(why_bad(same_class).find("runners_up[2]: mb64_nb64_kb64_tm8_tn8_team64 is of the block class of runners_up[1]"),
+            std::string::npos)
+      << why_bad(same_class);
+}
+
 // Kernels change per family and kind of device: an entry is older than its kernels where its
 // config's family changed after it was measured on that kind of device, and other entries of
 // the same generation stay current (a store of a device not at hand among them).
@@ -1275,6 +1325,34 @@ TEST(DispatchModel, ExactEntryFirstAndComparableEntriesOnly) {
                                 {Problem{Kernel::Gemm, DType::F16, 'n', 'n', 1000, 64, 147, 1}, config, 5000, 1, 1}});
   EXPECT_EQ(ranked_sources(store, problem), (std::vector<std::string>{to_string(problem), to_string(gemm_f32(1024, 64, 147))}));
   EXPECT_TRUE(ranked_sources(store, Problem{Kernel::Gemm, DType::F32, 't', 't', 1000, 64, 147, 1}).empty());
+}
+
+// The runners-up are ranked only when asked for, each from its own measured rate on its entry's
+// shape as a winner is, and never as the problem's own pick: only a winner is exact.
+TEST(DispatchModel, RunnersUpAreRankedOnlyWhenAskedForAndNeverExact) {
+  const Problem problem = gemm_f32(1000, 64, 147);
+  const Config winner = parse_config("mb64_nb64_kb256_tm8_tn8_team1"), runner_up = parse_config("mb32_nb64_kb64_tm8_tn4_team1");
+  TunedEntry own{problem, winner, 100, 1, 1};
+  own.runners_up = {{runner_up, 90}};
+  TunedEntry near{gemm_f32(1024, 64, 147), winner, 50, 1, 1};
+  near.runners_up = {{runner_up, 500}};
+  EXPECT_EQ(rated_entries(near).size(), 2u);
+  EXPECT_TRUE(rated_entries(near)[0].runners_up.empty());
+  EXPECT_EQ(rated_entries(near)[1].config, runner_up);
+  EXPECT_EQ(rated_entries(near)[1].gflops, 500);
+  const ConfigStore store = store_of(kOneThreadHost, {own, near});
+  const auto configs = [&](StoredConfigs which) {
+    std::vector<std::string> out;
+    for (const RatePrediction& r : rank_stored_configs(store, problem, store.header.device, std::nullopt, which))
+      out.push_back(to_string(r.config) + (r.exact ? " exact" : "") + " from " + shortest(r.source.gflops));
+    return out;
+  };
+  EXPECT_EQ(configs(StoredConfigs::Winners), (std::vector<std::string>{to_string(winner) + " exact from 100", to_string(winner) + " from 50"}));
+  const std::vector<std::string> all = configs(StoredConfigs::WithRunnersUp);
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[0], to_string(winner) + " exact from 100");  // the own winner first, though predicted slower
+  EXPECT_EQ(all[1], to_string(runner_up) + " from 500");
+  EXPECT_NE(std::find(all.begin(), all.end(), to_string(runner_up) + " from 90"), all.end());
 }
 
 // Entries at the edges of what a store holds: the largest shapes (their flop counts far past

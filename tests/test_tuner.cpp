@@ -471,6 +471,38 @@ TEST(Retime, TheKeptConfigIsTheFastestReTimedOfTheThreeFastestFirstReadings) {
   EXPECT_FALSE(kept_config(searched.first_readings(), kConfirmedConfigs, [](const Config&) { return 1.0; }).has_value());
 }
 
+// A tuning run's runners-up: the fastest correct config of each block class but the winner's,
+// each config at its last reading, fastest first, as many as asked for.
+TEST(Retime, RunnersUpAreTheFastestOfEachOtherBlockClassAtTheirLastReading) {
+  const Config winner = parse_config("mb64_nb64_kb32_tm4_tn4_team256");
+  const Config deeper_winner = parse_config("mb64_nb64_kb64_tm4_tn4_team256_ks2");  // the winner's class
+  const Config wide = parse_config("mb64_nb128_kb32_tm4_tn4_team512"), wide_deep = parse_config("mb64_nb128_kb64_tm4_tn4_team512");
+  const Config tiles = parse_config("mb64_nb64_kb32_tm8_tn8_team64"), wrong = parse_config("mb32_nb32_kb32_tm4_tn4_team64");
+  const Config cores = parse_config("mb64_nb64_kb32_tm32_tn32_team128_tc");
+  const std::vector<Evaluated> measured = {
+      {winner, {true, 100, ""}},     {deeper_winner, {true, 99, ""}}, {wide, {true, 80, ""}},
+      {wide_deep, {true, 85, ""}},   {tiles, {true, 95, ""}},         {wrong, {false, 0, "C(0,0,1) off"}},
+      {cores, {true, 60, ""}},       {tiles, {true, 70, "re-timed"}},  // tiles' last reading
+  };
+  const std::vector<RatedConfig> two = runners_up(measured, winner, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].config, wide_deep);
+  EXPECT_EQ(two[0].gflops, 85);
+  EXPECT_EQ(two[1].config, tiles);
+  EXPECT_EQ(two[1].gflops, 70);
+  const std::vector<RatedConfig> all = runners_up(measured, winner, 10);
+  ASSERT_EQ(all.size(), 3u);  // the wrong config's class is never one
+  EXPECT_EQ(all[2].config, cores);
+  EXPECT_TRUE(runners_up(measured, winner, 0).empty());
+  EXPECT_TRUE(same_block_class(winner, deeper_winner));
+  EXPECT_FALSE(same_block_class(winner, cores));
+  Problem p;
+  p.m = p.n = p.k = 64;
+  TunedEntry entry{p, winner, 100, 50, 8};
+  entry.runners_up = all;
+  EXPECT_EQ(why_bad(entry), "");
+}
+
 TEST(Retime, RoundsVisitEveryConfigOnceFromAShiftingStartAndKeepMedians) {
   const std::vector<Config> configs = {parse_config("mb64_nb64_kb32_tm4_tn4_team16"),
                                        parse_config("mb64_nb64_kb32_tm8_tn8_team16"),
@@ -546,6 +578,12 @@ TEST(TuneProblem, KeepsTheLeaderFastestOnReTimingNotTheLuckiestReading) {
   EXPECT_EQ(kept_config(first, settings.confirm, [&](const Config& c) { return rate(c, false); }), steadiest);
   EXPECT_EQ(confirmed.entry->gflops, stored_rate(rate(steadiest, false)));
   for (const Config& c : leaders) EXPECT_EQ(readings[to_string(c)], 1 + kConfirmRounds) << to_string(c);
+  // Its runners-up are of other block classes, each at its last reading: a leader's re-timing.
+  EXPECT_FALSE(confirmed.entry->runners_up.empty());
+  EXPECT_LE(confirmed.entry->runners_up.size(), kStoredRunnersUp);
+  EXPECT_EQ(why_bad(*confirmed.entry), "");
+  for (const RatedConfig& r : confirmed.entry->runners_up)
+    EXPECT_EQ(r.gflops, stored_rate(rate(r.config, readings[to_string(r.config)] == 1))) << to_string(r.config);
 
   readings.clear();
   settings.confirm = 1;
@@ -983,9 +1021,41 @@ TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
   });
 }
 
-// The store's starts hold a config in one split at most besides unsplit: the model proposes a
-// stored config split every way that fits a thin shape, and a climb steps along a start's splits
-// itself, so the other starts go to other configs; the unsplit config stays a start of its own.
+// Past the winners, the last store start is ranked among the winners and their runners-up
+// together, one config a stored shape: a runner-up predicted above the next winner takes its
+// place, unless its shape already gave a start.
+TEST(SearchSpace, TheLastStoreStartMayBeARunnerUpOfAShapeNotYetStartedFrom) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    const Problem unseen = std::get<2>(start_problems());
+    std::vector<Config> classes;  // candidates of distinct block classes
+    for (const Config& c : candidate_configs<Space>(unseen))
+      if (std::none_of(classes.begin(), classes.end(), [&](const Config& k) { return same_block_class(c, k); }))
+        classes.push_back(c);
+    ASSERT_GE(classes.size(), 5u) << Space::name();
+    ConfigStore store;
+    store.header = StoreHeader::stamped(device_info<Space>());
+    store.header.device.memory_gbps = 0;  // the stored configs as they are, no splits proposed
+    Problem a = unseen, b = unseen, c = unseen;
+    a.n *= 2, b.n *= 4, c.n *= 8;
+    TunedEntry best{a, classes[0], 1e6, 50, 10}, next{b, classes[1], 1e4, 50, 10}, last{c, classes[2], 1e2, 50, 10};
+    best.runners_up = {{classes[3], 5e6}};  // predicted first of all, but its shape gives the first start
+    last.runners_up = {{classes[4], 1e5}};  // predicted above the next winner
+    for (const TunedEntry& e : {best, next, last}) store.put(e);
+    const auto legal = [](const Config&) { return true; };
+    const DeviceInfo& here = store.header.device;
+    EXPECT_EQ(store_starts(store, unseen, here, legal, 3), (std::vector<Config>{classes[0], classes[1], classes[4]})) << Space::name();
+    EXPECT_EQ(store_starts(store, unseen, here, legal, 2), (std::vector<Config>{classes[0], classes[4]})) << Space::name();
+    EXPECT_EQ(store_starts(store, unseen, here, legal, 1), (std::vector<Config>{classes[0]})) << Space::name();
+    // Dispatch runs winners only.
+    for (const RatePrediction& r : rank_stored_configs(store, unseen))
+      EXPECT_TRUE(r.config == classes[0] || r.config == classes[1] || r.config == classes[2]) << to_string(r.config);
+  });
+}
+
+// The store's starts take one config a stored shape, in one split: the model proposes a stored
+// config split every way that fits a thin shape, and a climb steps along a start's splits itself,
+// so the other starts go to other shapes' configs.
 // A store of split_pricing_gpu() holding two neighbours of thin_grid(), twice as wide and twice as
 // deep, each with a config the model proposes split every way that fits the thin grid.
 struct ThinGridNeighbours {
@@ -1003,28 +1073,24 @@ struct ThinGridNeighbours {
   }
 };
 
-TEST(SearchSpace, TheStoresStartsSplitEachConfigOneWayAtMost) {
+TEST(SearchSpace, TheStoresStartsTakeOneConfigAStoredShape) {
   const ThinGridNeighbours n;
   const Config &simt = n.simt, &tensor_cores = n.tensor_cores;
   const std::vector<Config> starts = store_starts(n.store, n.thin, n.gpu, [](const Config&) { return true; });
-  const auto splits_of = [&](const Config& config) {
-    std::vector<int> splits;
-    for (Config start : starts) {
-      const int ks = start.ks;
-      start.ks = config.ks;
-      if (start == config) splits.push_back(ks);
-    }
-    std::sort(splits.begin(), splits.end());
-    return splits;
+  // One start a shape, both split; then the first unsplit (a store offering only split configs).
+  ASSERT_EQ(starts.size(), 3u);
+  const auto unsplit_of = [](Config c) {
+    c.ks = 1;
+    return c;
   };
-  for (const Config& config : {simt, tensor_cores}) {
-    const std::vector<int> splits = splits_of(config);
-    ASSERT_EQ(splits.size(), 2u) << to_string(config);
-    EXPECT_EQ(splits[0], 1) << to_string(config);
-    EXPECT_GT(splits[1], 1) << to_string(config);
-  }
-  EXPECT_EQ(starts.size(), 4u);
-  EXPECT_GT(starts.front().ks, 1) << to_string(starts.front());  // dispatch's pick: the thin grid split
+  EXPECT_TRUE((unsplit_of(starts[0]) == simt && unsplit_of(starts[1]) == tensor_cores) ||
+              (unsplit_of(starts[0]) == tensor_cores && unsplit_of(starts[1]) == simt))
+      << to_string(starts[0]) << " " << to_string(starts[1]);
+  EXPECT_GT(starts[0].ks, 1) << to_string(starts[0]);  // dispatch's pick: the thin grid split
+  EXPECT_GT(starts[1].ks, 1) << to_string(starts[1]);
+  Config unsplit = starts[0];
+  unsplit.ks = 1;
+  EXPECT_EQ(starts[2], unsplit) << to_string(starts[2]);
   EXPECT_FALSE(split_otherwise(starts.front(), {simt, tensor_cores}));  // unsplit starts do not count
   Config split_again = starts.front();
   split_again.ks = starts.front().ks == 2 ? 4 : 2;
@@ -1048,9 +1114,11 @@ TEST(SearchSpace, AStoreOfferingOnlySplitConfigsAlsoOffersTheFirstUnsplit) {
   unsplit.ks = 1;
   EXPECT_GT(two.front().ks, 1);
   EXPECT_EQ(two.back(), unsplit) << to_string(two.back());
-  // Six starts already hold unsplit configs: nothing gives way.
+  // Room for more starts than the store has shapes: the unsplit form is added, nothing gives way.
   const std::vector<Config> six = store_starts(n.store, n.thin, n.gpu, any);
-  EXPECT_EQ(std::count_if(six.begin(), six.end(), [](const Config& c) { return c.ks == 1; }), 2);
+  ASSERT_EQ(six.size(), 3u);
+  EXPECT_EQ(six[0], two[0]);
+  EXPECT_EQ(six[2], unsplit);
 }
 
 // An entry of an older kernel generation, re-timed on its device: kept with today's rates and
@@ -1061,7 +1129,8 @@ TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
   problem.m = 784, problem.n = 128, problem.k = 1152;
   const Config tuned = parse_config("mb64_nb128_kb64_tm8_tn8_team1"),
                fallback = parse_config("mb64_nb64_kb256_tm8_tn8_team1");
-  const TunedEntry stale{problem, tuned, 300, 100, 40, kKernelGeneration - 1};
+  TunedEntry stale{problem, tuned, 300, 100, 40, kKernelGeneration - 1};
+  stale.runners_up = {{fallback, 250}};  // measured then, not now: left out of what is kept
   const Measurement fast{true, 123.456, ""}, slow{true, 99.5, ""}, wrong{false, 500, "element (3, 4) off"};
 
   const Recheck kept = recheck_entry(stale, fallback, fast, slow);

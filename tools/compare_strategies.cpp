@@ -112,6 +112,9 @@ std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, co
     entry.gflops = r.best;
     entry.config = r.best_config;
     entry.candidates = int(r.candidates.size());
+    std::vector<kgemm::Evaluated> rated;
+    for (const auto& [config, m] : r.worth) rated.push_back({kgemm::parse_config(config), m});
+    entry.runners_up = kgemm::runners_up(rated, entry.config, kgemm::kStoredRunnersUp);
     bests.push_back(entry);
   }
   std::vector<StorePicks> picks(problems.size());

@@ -62,7 +62,15 @@ std::string to_yaml(const ConfigStore& store) {
             p.b_order + ", m: " + std::to_string(p.m) + ", n: " + std::to_string(p.n) + ", k: " + std::to_string(p.k) +
             ", batch: " + std::to_string(p.batch) + ", config: " + to_string(e.config) + ", gflops: " + shortest(e.gflops) +
             ", default_gflops: " + shortest(e.default_gflops) + ", candidates: " + std::to_string(e.candidates) +
-            ", generation: " + std::to_string(e.generation) + "}\n";
+            ", generation: " + std::to_string(e.generation);
+    if (!e.runners_up.empty()) {
+      text += ", runners_up: [";
+      for (std::size_t i = 0; i < e.runners_up.size(); ++i)
+        text += std::string(i ? ", " : "") + "{config: " + to_string(e.runners_up[i].config) +
+                ", gflops: " + shortest(e.runners_up[i].gflops) + "}";
+      text += "]";
+    }
+    text += "}\n";
   }
   return text;
 }
@@ -156,16 +164,50 @@ const TunedEntry* ConfigStore::exact(const Problem& problem) const {
   return it != entries_.end() && it->problem == problem ? &*it : nullptr;
 }
 
+std::vector<TunedEntry> rated_entries(const TunedEntry& entry) {
+  std::vector<TunedEntry> rated{entry};
+  rated.front().runners_up.clear();
+  for (const RatedConfig& runner_up : entry.runners_up) {
+    rated.push_back(rated.front());
+    rated.back().config = runner_up.config;
+    rated.back().gflops = runner_up.gflops;
+  }
+  return rated;
+}
+
+namespace {
+
+// Why a measured rate cannot be stored (empty when it can); `zero_allowed` for a default that failed.
+std::string why_bad_rate(const char* name, double gflops, bool zero_allowed) {
+  if (std::isfinite(gflops) && (gflops > 0 || (zero_allowed && gflops == 0)) && gflops <= kMaxStoreGflops) return "";
+  return std::string(name) + " " + shortest(gflops) + " is not finite, " + (zero_allowed ? ">= 0" : "> 0") +
+         " and at most " + shortest(kMaxStoreGflops);
+}
+
+}  // namespace
+
 std::string why_bad(const TunedEntry& entry) {
   if (std::string why = why_invalid(entry.problem); !why.empty()) return why;
   if (entry.problem.m < 1 || entry.problem.n < 1 || entry.problem.k < 1) return "a stored shape has extents >= 1";
   if (std::string why = why_malformed(entry.config); !why.empty()) return "config " + to_string(entry.config) + ": " + why;
-  if (!std::isfinite(entry.gflops) || entry.gflops <= 0 || entry.gflops > kMaxStoreGflops)
-    return "gflops " + shortest(entry.gflops) + " is not finite, > 0 and at most " + shortest(kMaxStoreGflops);
-  if (!std::isfinite(entry.default_gflops) || entry.default_gflops < 0 || entry.default_gflops > kMaxStoreGflops)
-    return "default_gflops " + shortest(entry.default_gflops) + " is not finite, >= 0 and at most " + shortest(kMaxStoreGflops);
+  if (std::string why = why_bad_rate("gflops", entry.gflops, false); !why.empty()) return why;
+  if (std::string why = why_bad_rate("default_gflops", entry.default_gflops, true); !why.empty()) return why;
   if (entry.candidates < 0) return "candidates " + std::to_string(entry.candidates) + " is negative";
   if (entry.generation < 0) return "generation " + std::to_string(entry.generation) + " is negative";
+  for (std::size_t i = 0; i < entry.runners_up.size(); ++i) {
+    const RatedConfig& runner_up = entry.runners_up[i];
+    const std::string name = "runners_up[" + std::to_string(i) + "]";
+    if (std::string why = why_malformed(runner_up.config); !why.empty())
+      return name + ": config " + to_string(runner_up.config) + ": " + why;
+    if (std::string why = why_bad_rate("gflops", runner_up.gflops, false); !why.empty()) return name + ": " + why;
+    if (same_block_class(runner_up.config, entry.config))
+      return name + ": " + to_string(runner_up.config) + " is of the winner's block class (" + to_string(entry.config) +
+             "): a runner-up is the fastest of another class";
+    for (std::size_t j = 0; j < i; ++j)
+      if (same_block_class(runner_up.config, entry.runners_up[j].config))
+        return name + ": " + to_string(runner_up.config) + " is of the block class of runners_up[" + std::to_string(j) +
+               "] (" + to_string(entry.runners_up[j].config) + "): a class has one runner-up";
+  }
   return "";
 }
 

@@ -97,18 +97,25 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
 }
 
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
-                                                const DeviceInfo& here, std::optional<double> decay) {
+                                                const DeviceInfo& here, std::optional<double> decay, StoredConfigs which) {
   const DeviceInfo& there = store.header.device;
   std::vector<RatePrediction> ranked;
-  for (const TunedEntry& entry : store.entries()) {
-    if (!comparable(entry.problem, problem)) continue;
-    ranked.push_back(predict_rate(problem, entry, entry.config, here, there, decay));
-    if (here.memory_gbps <= 0) continue;  // a split's cost is not known
-    for (int splits : kGpuSplitCounts) {
-      Config split = entry.config;
-      split.ks = splits;
-      if (splits != entry.config.ks && split_fits(split, problem))
-        ranked.push_back(predict_rate(problem, entry, split, here, there, decay));
+  for (const TunedEntry& stored : store.entries()) {
+    if (!comparable(stored.problem, problem)) continue;
+    const std::vector<TunedEntry> rated = rated_entries(stored);
+    for (std::size_t i = 0; i < (which == StoredConfigs::WithRunnersUp ? rated.size() : 1); ++i) {
+      const TunedEntry& entry = rated[i];
+      const auto add = [&](const Config& config) {
+        ranked.push_back(predict_rate(problem, entry, config, here, there, decay));
+        ranked.back().exact = ranked.back().exact && i == 0;  // the winner is the problem's own pick
+      };
+      add(entry.config);
+      if (here.memory_gbps <= 0) continue;  // a split's cost is not known
+      for (int splits : kGpuSplitCounts) {
+        Config split = entry.config;
+        split.ks = splits;
+        if (splits != entry.config.ks && split_fits(split, problem)) add(split);
+      }
     }
   }
   // Stable: equal predictions at equal distances and splits keep store order.

@@ -74,6 +74,15 @@ class FieldReader {
     return *value;
   }
   FieldReader map(const char* key) const { return FieldReader(file_, node(key), path_of(key), strict_); }
+  // The mappings of the list under `key`.
+  std::vector<FieldReader> maps(const char* key) const {
+    const Node& list = node(key);
+    if (list.kind != Node::Kind::List) fail(list, path_of(key) + " is not a list");
+    std::vector<FieldReader> items;
+    for (std::size_t i = 0; i < list.list.size(); ++i)
+      items.emplace_back(file_, list.list[i], path_of(key) + "[" + std::to_string(i) + "]", strict_);
+    return items;
+  }
 
   std::string text(const char* key) const {
     const Node& value = node(key);
@@ -188,13 +197,22 @@ TunedEntry read_entry(const FieldReader& fields) {
   p.n = fields.integer("n", 1);
   p.k = fields.integer("k", 1);
   p.batch = fields.integer("batch", 1);
-  entry.config = fields.parsed("config", [] { return "a config string like " + to_string(Config{}); }, parse_config);
+  const auto config_text = [] { return "a config string like " + to_string(Config{}); };
+  entry.config = fields.parsed("config", config_text, parse_config);
   if (const std::string why = why_invalid(p); !why.empty()) fields.fail(fields.node("m"), fields.name() + ": " + why);
   entry.gflops = fields.rate("gflops", false);
   entry.default_gflops = fields.rate("default_gflops", true);
   entry.candidates = fields.integer("candidates", 0);
   // Entries written before generations were recorded were measured on generation 0's kernels.
   entry.generation = fields.has("generation") ? fields.integer("generation", 0) : 0;
+  if (fields.has("runners_up")) {
+    for (const FieldReader& item : fields.maps("runners_up")) {
+      entry.runners_up.push_back({item.parsed("config", config_text, parse_config), item.rate("gflops", false)});
+      item.finish();
+    }
+    // What the fields' readers leave to check: each runner-up of a class of its own.
+    if (const std::string why = why_bad(entry); !why.empty()) fields.fail(fields.node("runners_up"), fields.name() + ": " + why);
+  }
   fields.finish();
   return entry;
 }

@@ -87,6 +87,14 @@ struct Config {
   friend bool operator!=(const Config& a, const Config& b) { return !(a == b); }
 };
 
+// Whether two configs are of one block class: the same kernel family, block, tile and team, so
+// that they differ only in how a team walks K (slab depth, slab buffers, split K). A search steps
+// between such configs one parameter at a time; it crosses classes only from a start in each.
+inline bool same_block_class(const Config& a, const Config& b) {
+  return a.family == b.family && a.mb == b.mb && a.nb == b.nb && a.tm == b.tm && a.tn == b.tn && a.team == b.team &&
+         a.bb == b.bb;
+}
+
 // Config's fields by name, each left out keeping Config's default:
 //   Config c = ConfigBuilder().mb(60).nb(64).kb(256).tm(12).tn(32).team(1);
 class ConfigBuilder {

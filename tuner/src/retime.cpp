@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "kgemm/spaces/error.hpp"
@@ -64,6 +65,32 @@ std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std
   for (const Evaluated* e : correct) {
     if (out.size() == count) break;
     if (std::find(out.begin(), out.end(), e->config) == out.end()) out.push_back(e->config);
+  }
+  return out;
+}
+
+std::vector<RatedConfig> runners_up(const std::vector<Evaluated>& measured, const Config& winner, std::size_t count) {
+  std::vector<Evaluated> latest;  // each config once, at its last reading, in first-measured order
+  std::map<std::string, std::size_t> where;
+  for (const Evaluated& e : measured) {
+    const auto [at, first] = where.emplace(to_string(e.config), latest.size());
+    if (first)
+      latest.push_back(e);
+    else
+      latest[at->second] = e;
+  }
+  latest.erase(std::remove_if(latest.begin(), latest.end(), [](const Evaluated& e) { return !e.measurement.correct; }),
+               latest.end());
+  std::stable_sort(latest.begin(), latest.end(),
+                   [](const Evaluated& a, const Evaluated& b) { return a.measurement.gflops > b.measurement.gflops; });
+  std::vector<RatedConfig> out;
+  const auto class_taken = [&](const Config& c) {
+    return same_block_class(c, winner) ||
+           std::any_of(out.begin(), out.end(), [&](const RatedConfig& r) { return same_block_class(c, r.config); });
+  };
+  for (const Evaluated& e : latest) {
+    if (out.size() == count) break;
+    if (!class_taken(e.config)) out.push_back({e.config, e.measurement.gflops});
   }
   return out;
 }

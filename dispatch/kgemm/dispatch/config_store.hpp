@@ -1,6 +1,7 @@
 #pragma once
 // The tuned configs of one device, kept as a YAML file (configs/<device-slug>.yaml): a header
-// fingerprinting the device, then one line per problem with its winning config and speeds.
+// fingerprinting the device, then one line per problem with its winning config and speeds (and
+// its runners-up').
 // Entries stay sorted, so a file's text depends only on its contents and diffs stay small.
 // What a file may hold and what each way of reading it guarantees: docs/tuning.md, "The store
 // file: guarantees".
@@ -21,8 +22,9 @@ namespace kgemm {
 // without one is format 1). A kgemm raises it when stores gain something an older kgemm cannot
 // write back. Fields keep their meaning in every format, so an older kgemm still reads what it
 // knows of a newer store; it does not write one (ConfigStore::load, strict). Format 2: entries
-// record their kernel generation (TunedEntry::generation).
-inline constexpr int kStoreFormat = 2;
+// record their kernel generation (TunedEntry::generation). Format 3: entries may record their
+// runners-up (TunedEntry::runners_up).
+inline constexpr int kStoreFormat = 3;
 
 // The largest rate a store holds, GFLOP/s: 10 PFLOP/s, ten times the fastest single device's
 // dense fp16 peak. A rate past it is no measurement, and would outrank every other entry in the
@@ -42,6 +44,14 @@ struct StoreHeader {
   }
 };
 
+// A config and the rate it measured on an entry's problem.
+struct RatedConfig {
+  Config config;
+  double gflops = 0;
+
+  friend bool operator==(const RatedConfig& a, const RatedConfig& b) { return a.config == b.config && a.gflops == b.gflops; }
+};
+
 struct TunedEntry {
   Problem problem;
   Config config;                            // the winner
@@ -50,12 +60,22 @@ struct TunedEntry {
   // The kernels the rates were measured with (kernel_generation.hpp); an entry written before
   // generations were recorded is generation 0.
   int generation = kKernelGeneration;
+  // The fastest config the search measured of each of the next fastest block classes
+  // (same_block_class), fastest first: none of the winner's class, one a class. A search of
+  // another shape starts from them as from winners (tuner/search_space.hpp, store_starts): the
+  // best block of a new shape is often one that came second on every tuned shape.
+  std::vector<RatedConfig> runners_up;
 
   friend bool operator==(const TunedEntry& a, const TunedEntry& b) {
     return a.problem == b.problem && a.config == b.config && a.gflops == b.gflops &&
-           a.default_gflops == b.default_gflops && a.candidates == b.candidates && a.generation == b.generation;
+           a.default_gflops == b.default_gflops && a.candidates == b.candidates && a.generation == b.generation &&
+           a.runners_up == b.runners_up;
   }
 };
+
+// The entry's rated configs as entries of its problem, each the way the dispatch model reads a
+// source: the winner (the entry itself) and then each runner-up.
+std::vector<TunedEntry> rated_entries(const TunedEntry& entry);
 
 // Whether `entry`, of a host device (`host`) or a GPU, was measured on kernels of its config's
 // family that have changed since (kernel_generation.hpp).
@@ -71,7 +91,8 @@ class StoreError : public RuntimeError {
 
 // Why `entry` cannot be stored (empty when it can): an invalid or empty shape, a malformed
 // config, a measurement that is not finite, not positive (the default's may be 0: it failed) or
-// past kMaxStoreGflops, a negative candidate count or generation.
+// past kMaxStoreGflops, a negative candidate count or generation, a runner-up of the winner's
+// block class or of an earlier runner-up's.
 std::string why_bad(const TunedEntry& entry);
 
 // The order entries are kept and written in: kernel, dtype, a/b order, batch, m, n, k.

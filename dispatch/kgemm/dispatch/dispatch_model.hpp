@@ -161,9 +161,14 @@ inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& sou
 // predicted rate, closer shape, the stored split and store order. The entries' rates were
 // measured on the store's device (header.device), `here` by default.
 // `decay` as predict_rate's: dispatch ranks with the device's; the tuner ranks its searches' starts
-// with its own (tuner/search_space.hpp, store_starts).
+// with its own (tuner/search_space.hpp, store_starts). `which`: the entries' winners, or their
+// runners-up too (TunedEntry::runners_up, each predicted from its own rate as a winner is; only
+// a winner is `exact`). Dispatch runs winners: on the H200's exhaustive cache the model picks
+// worse with the runners-up among them (docs/tuning.md, "Runners-up").
+enum class StoredConfigs { Winners, WithRunnersUp };
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
-                                                const DeviceInfo& here, std::optional<double> decay = std::nullopt);
+                                                const DeviceInfo& here, std::optional<double> decay = std::nullopt,
+                                                StoredConfigs which = StoredConfigs::Winners);
 inline std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem) {
   return rank_stored_configs(store, problem, store.header.device);
 }

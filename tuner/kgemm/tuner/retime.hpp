@@ -53,6 +53,15 @@ std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std
 // fastest (the rate its re-timing gives it); none where no config is correct.
 std::optional<Config> kept_config(const std::vector<Evaluated>& measured, int confirm, const std::function<double(const Config&)>& confirmed);
 
+// How many runners-up a tuning run stores beside its winner (TunedEntry::runners_up): fitted on
+// the H200's exhaustive cache (docs/tuning.md, "Runners-up").
+inline constexpr std::size_t kStoredRunnersUp = 2;
+
+// The fastest correct config of each block class (same_block_class) other than `winner`'s among
+// `measured`, each config at its last reading there, fastest first (ties in measured order), at
+// most `count`: the runners-up a tuning run stores.
+std::vector<RatedConfig> runners_up(const std::vector<Evaluated>& measured, const Config& winner, std::size_t count);
+
 // How many of the fastest configs its search found a tuning run re-times by default before it
 // keeps one (TuneSettings::confirm), and in how many rounds: an odd count, whose median is one of
 // the readings.

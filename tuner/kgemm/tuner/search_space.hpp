@@ -138,6 +138,11 @@ inline std::vector<Config> seed_starts(const std::vector<Config>& seeds, const P
 // to run; among the next few, the configs of nearer shapes are more often the best.
 inline constexpr std::size_t kStoreStarts = 6;
 inline constexpr double kStartTrustDecay = 0.3;
+// How many of those starts are ranked among the stored shapes' runners-up too (TunedEntry::
+// runners_up), the last ones. On the Hopper and EPYC caches one puts the most problems within 2 %
+// of the best at budget 8 (docs/tuning.md, "Runners-up"); all six lose problems on three caches,
+// where a shape's runners-up take the places of other shapes' winners.
+inline constexpr std::size_t kRunnerUpStarts = 1;
 
 // Whether `starts` hold `config` split along K another way, both split. The model proposes each
 // stored config with every split that fits (rank_stored_configs), and a climb steps along the
@@ -154,26 +159,33 @@ inline bool split_otherwise(const Config& config, const std::vector<Config>& sta
 }
 
 // The configs a store offers a search of `problem` on the device `here`, at most `count`, each
-// once, in one split at most besides unsplit (split_otherwise), and each one `legal` takes: first
-// what dispatch would run (the problem's own entry or, where the store lacks it, the dispatch
-// model's best: rank_stored_configs with here's facts, the store may be another device's), so a
-// search never ends below it; then the model's next best, ranked with kStartTrustDecay; where all
-// of them are split, the last replaced by the first unsplit, if legal. Empty when nothing stored
-// or proposed can run the problem here.
+// once, in one split at most besides unsplit (split_otherwise), at most one a stored shape, and
+// each one `legal` takes: first what dispatch would run (the problem's own entry or, where the
+// store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store may
+// be another device's), so a search never ends below it; then the model's next best winners of
+// other shapes, ranked with kStartTrustDecay; the last of them (kRunnerUpStarts) ranked among the
+// winners and runners-up together, so that a block class no stored shape won is offered where the
+// model ranks it high; where all of them are split, the last replaced by the first unsplit, if
+// legal. Empty when nothing stored or proposed can run the problem here.
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
                                  const Legal& legal, std::size_t count = kStoreStarts) {
   std::vector<Config> starts;
+  std::vector<Problem> sources;  // the stored shape each start comes from
   const auto add = [&](const std::vector<RatePrediction>& ranked, std::size_t up_to) {
     for (const RatePrediction& candidate : ranked) {
       if (starts.size() >= up_to) return;
-      if (std::find(starts.begin(), starts.end(), candidate.config) == starts.end() &&
-          !split_otherwise(candidate.config, starts) && legal(candidate.config))
+      if (std::find(sources.begin(), sources.end(), candidate.source.problem) == sources.end() &&
+          std::find(starts.begin(), starts.end(), candidate.config) == starts.end() &&
+          !split_otherwise(candidate.config, starts) && legal(candidate.config)) {
         starts.push_back(candidate.config);
+        sources.push_back(candidate.source.problem);
+      }
     }
   };
   add(rank_stored_configs(store, problem, here), std::min<std::size_t>(count, 1));
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay), count);
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay), count - std::min(count, kRunnerUpStarts));
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp), count);
   // Only split configs offered: the last gives way to the first unsplit. The model's depth and
   // fill factors can favour splitting a small grid that runs faster whole, and a budget of 8
   // measures nothing else (docs/tuning.md, "Search quality").

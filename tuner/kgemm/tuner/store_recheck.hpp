@@ -1,9 +1,9 @@
 #pragma once
 // An entry measured on kernels older than the code's (kernel_generation.hpp), re-timed on the
 // device it was tuned for (autotune --verify-store): kept with the rates measured now and the
-// code's generation where its config still runs at least as fast as the space default (or is
-// the default), dropped where it runs slower or wrong, so that dispatch never steers a call from
-// the default onto a config that lost to it on today's kernels.
+// code's generation, without its runners-up, where its config still runs at least as fast as the
+// space default (or is the default), dropped where it runs slower or wrong, so that dispatch
+// never steers a call from the default onto a config that lost to it on today's kernels.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -35,6 +35,9 @@ inline Recheck recheck_entry(const TunedEntry& stale, const Config& fallback, co
   if (stale.config != fallback && by_default.correct && tuned.gflops < by_default.gflops)
     return {std::nullopt, "dropped, slower than the default (" + rates + ")"};
   TunedEntry entry = stale;
+  // The runners-up were measured on the kernels of their day and are not re-timed: a search would
+  // start from rates today's kernels may not reach.
+  entry.runners_up.clear();
   entry.gflops = std::stod(rounded(tuned.gflops));
   entry.default_gflops = by_default.correct ? std::stod(rounded(by_default.gflops)) : 0;
   entry.generation = kKernelGeneration;

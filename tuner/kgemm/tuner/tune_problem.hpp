@@ -152,12 +152,14 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   // The default first: it keeps the place a tie gives it over the search's configs.
   std::vector<Evaluated> measured{{fallback, out.baseline}};
   measured.insert(measured.end(), out.search.log.begin(), out.search.log.end());
+  std::vector<Evaluated> readings = measured;  // every reading, re-timings last
   if (settings.confirm > 1) {
     const std::vector<Config> leaders = fastest_measured(measured, std::size_t(settings.confirm));
     if (leaders.size() > 1) {
       // Timed in full, none of them hopeless: the search's cut-off would keep a slow first call.
       const Evaluate timed = hooks.replay ? hooks.replay : Evaluate([&](const Config& c) { return bench_measure(c, 0); });
       measured = retime(leaders, kConfirmRounds, timed);
+      readings.insert(readings.end(), measured.begin(), measured.end());
       for (const Evaluated& e : measured) {
         if (hooks.record) hooks.record(e.config, e.measurement);
         if (e.config == fallback) out.baseline = e.measurement;
@@ -173,6 +175,10 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   entry.config = kept.front();
   for (const Evaluated& e : measured)
     if (e.config == entry.config && e.measurement.correct) entry.gflops = stored_rate(std::max(entry.gflops, e.measurement.gflops));
+  for (RatedConfig runner_up : runners_up(readings, entry.config, kStoredRunnersUp)) {
+    runner_up.gflops = stored_rate(runner_up.gflops);
+    entry.runners_up.push_back(runner_up);
+  }
   out.entry = entry;
   return out;
 }
