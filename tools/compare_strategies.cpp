@@ -96,7 +96,8 @@ void add_known(Replayed& r, const std::vector<kgemm::Config>& known) {
   r.step_after = kgemm::step_after_starts(r.starts, known);
 }
 
-// Per problem, from a store holding every other problem with its exhaustive best: what dispatch
+// Per problem, from a store holding every other problem with its exhaustive best and, as an
+// exhaustive tuning stores them, its runners-up (among the configs' worths): what dispatch
 // would run on `device` (the dispatch model's first pick that is a candidate of the problem) and
 // the store's configs autotune's search would start from (store_starts, among the candidates).
 struct StorePicks {

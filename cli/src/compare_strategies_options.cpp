@@ -20,8 +20,9 @@ keeps of the search is worth over what exhaustive search keeps (--judge), how ma
 std::string footer() {
   return R"(--starts: where the searches start besides the space's seeds (fitted to the problem, as recorded):
   store     (default) the configs autotune takes from a store holding every other problem of the
-            cache with what its exhaustive search kept (store_starts: what dispatch would run, then
-            the dispatch model's next picks, ranked with the cache's device facts): a shape tuned
+            cache with what its exhaustive search kept and its runners-up (store_starts: what
+            dispatch would run, then the dispatch model's next picks, ranked with the cache's
+            device facts): a shape tuned
             where its neighbours are already tuned; with --store FILE, from that store less the
             problem's own entry: a new shape tuned from a committed store, as autotune would
             start today

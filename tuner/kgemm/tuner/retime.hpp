@@ -53,8 +53,9 @@ std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std
 // fastest (the rate its re-timing gives it); none where no config is correct.
 std::optional<Config> kept_config(const std::vector<Evaluated>& measured, int confirm, const std::function<double(const Config&)>& confirmed);
 
-// How many runners-up a tuning run stores beside its winner (TunedEntry::runners_up): fitted on
-// the H200's exhaustive cache (docs/tuning.md, "Runners-up").
+// How many runners-up a tuning run stores beside its winner (TunedEntry::runners_up): two put
+// the most problems within 2 % of the best at budget 8 over the Hopper and EPYC exhaustive caches
+// (docs/tuning.md, "Runners-up"; one or three: fewer).
 inline constexpr std::size_t kStoredRunnersUp = 2;
 
 // The fastest correct config of each block class (same_block_class) other than `winner`'s among

@@ -140,16 +140,16 @@ inline constexpr std::size_t kStoreStarts = 6;
 inline constexpr double kStartTrustDecay = 0.3;
 // How many of those starts are ranked among the stored shapes' runners-up too (TunedEntry::
 // runners_up), the last ones. On the Hopper and EPYC caches one puts the most problems within 2 %
-// of the best at budget 8 (docs/tuning.md, "Runners-up"); all six lose problems on three caches,
-// where a shape's runners-up take the places of other shapes' winners.
+// of the best at budget 8 (docs/tuning.md, "Runners-up"); two lose problems on two caches, all six
+// on six, where a shape's runners-up take the places of other shapes' winners.
 inline constexpr std::size_t kRunnerUpStarts = 1;
 
 // Whether `starts` hold `config` split along K another way, both split. The model proposes each
 // stored config with every split that fits (rank_stored_configs), and a climb steps along the
-// splits of a start anyway, so a second split of one config would take the place of another kernel
-// or block. The unsplit form counts apart: whether a config runs faster split or unsplit depends
-// on how many of its teams an SM holds, which the model leaves out (a `_wg` block on a grid just
-// short of the SMs).
+// splits of a start anyway, so a second split of one config (won by two stored shapes) would take
+// the place of another kernel or block. The unsplit form counts apart: whether a config runs
+// faster split or unsplit depends on how many of its teams an SM holds, which the model leaves out
+// (a `_wg` block on a grid just short of the SMs).
 inline bool split_otherwise(const Config& config, const std::vector<Config>& starts) {
   return config.ks > 1 && std::any_of(starts.begin(), starts.end(), [&](Config start) {
            if (start.ks == 1) return false;
