@@ -992,7 +992,10 @@ TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
     const auto [own, neighbour, unseen] = start_problems();
-    const std::vector<Config> legal = candidate_configs<Space>(unseen);
+    std::vector<Config> legal;  // of distinct block classes, as the last start must be (store_starts)
+    for (const Config& c : candidate_configs<Space>(unseen))
+      if (std::none_of(legal.begin(), legal.end(), [&](const Config& k) { return same_block_class(c, k); }))
+        legal.push_back(c);
     ASSERT_GE(legal.size(), kStoreStarts + 3) << Space::name();
     ConfigStore store;
     store.header = StoreHeader::stamped(device_info<Space>());
@@ -1022,8 +1025,9 @@ TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
 }
 
 // Past the winners, the last store start is ranked among the winners and their runners-up
-// together, one config a stored shape: a runner-up predicted above the next winner takes its
-// place, unless its shape already gave a start.
+// together, one config a stored shape, of a block class no other start has: a runner-up predicted
+// above the next winner takes its place, unless its shape already gave a start or its class is
+// started already.
 TEST(SearchSpace, TheLastStoreStartMayBeARunnerUpOfAShapeNotYetStartedFrom) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
@@ -1047,6 +1051,12 @@ TEST(SearchSpace, TheLastStoreStartMayBeARunnerUpOfAShapeNotYetStartedFrom) {
     EXPECT_EQ(store_starts(store, unseen, here, legal, 3), (std::vector<Config>{classes[0], classes[1], classes[4]})) << Space::name();
     EXPECT_EQ(store_starts(store, unseen, here, legal, 2), (std::vector<Config>{classes[0], classes[4]})) << Space::name();
     EXPECT_EQ(store_starts(store, unseen, here, legal, 1), (std::vector<Config>{classes[0]})) << Space::name();
+    // The runner-up of a class that starts already gives way to the next of another class.
+    last.runners_up = {{parse_config(to_string(classes[1])), 1e5}};
+    last.runners_up.front().config.kb = classes[1].kb == 32 ? 64 : 32;
+    ASSERT_TRUE(same_block_class(last.runners_up.front().config, classes[1]));
+    store.put(last);
+    EXPECT_EQ(store_starts(store, unseen, here, legal, 3), (std::vector<Config>{classes[0], classes[1], classes[2]})) << Space::name();
     // Dispatch runs winners only.
     for (const RatePrediction& r : rank_stored_configs(store, unseen))
       EXPECT_TRUE(r.config == classes[0] || r.config == classes[1] || r.config == classes[2]) << to_string(r.config);

@@ -164,28 +164,33 @@ inline bool split_otherwise(const Config& config, const std::vector<Config>& sta
 // store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store may
 // be another device's), so a search never ends below it; then the model's next best winners of
 // other shapes, ranked with kStartTrustDecay; the last of them (kRunnerUpStarts) ranked among the
-// winners and runners-up together, so that a block class no stored shape won is offered where the
-// model ranks it high; where all of them are split, the last replaced by the first unsplit, if
-// legal. Empty when nothing stored or proposed can run the problem here.
+// winners and runners-up together and of a block class no other start has, so that a class no
+// stored shape won is offered where the model ranks it high; where all of them are split, the last
+// replaced by the first unsplit, if legal. Empty when nothing stored or proposed can run the problem here.
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
                                  const Legal& legal, std::size_t count = kStoreStarts) {
   std::vector<Config> starts;
   std::vector<Problem> sources;  // the stored shape each start comes from
-  const auto add = [&](const std::vector<RatePrediction>& ranked, std::size_t up_to) {
+  // `new_class`: only configs of a block class no start has.
+  const auto add = [&](const std::vector<RatePrediction>& ranked, std::size_t up_to, bool new_class) {
+    const auto class_started = [&](const Config& config) {
+      return std::any_of(starts.begin(), starts.end(), [&](const Config& start) { return same_block_class(start, config); });
+    };
     for (const RatePrediction& candidate : ranked) {
       if (starts.size() >= up_to) return;
       if (std::find(sources.begin(), sources.end(), candidate.source.problem) == sources.end() &&
           std::find(starts.begin(), starts.end(), candidate.config) == starts.end() &&
-          !split_otherwise(candidate.config, starts) && legal(candidate.config)) {
+          !split_otherwise(candidate.config, starts) && !(new_class && class_started(candidate.config)) &&
+          legal(candidate.config)) {
         starts.push_back(candidate.config);
         sources.push_back(candidate.source.problem);
       }
     }
   };
-  add(rank_stored_configs(store, problem, here), std::min<std::size_t>(count, 1));
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay), count - std::min(count, kRunnerUpStarts));
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp), count);
+  add(rank_stored_configs(store, problem, here), std::min<std::size_t>(count, 1), false);
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay), count - std::min(count, kRunnerUpStarts), false);
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp), count, true);
   // Only split configs offered: the last gives way to the first unsplit. The model's depth and
   // fill factors can favour splitting a small grid that runs faster whole, and a budget of 8
   // measures nothing else (docs/tuning.md, "Search quality").
