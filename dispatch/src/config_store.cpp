@@ -177,7 +177,8 @@ std::vector<TunedEntry> rated_entries(const TunedEntry& entry) {
 
 namespace {
 
-// Why a measured rate cannot be stored (empty when it can); `zero_allowed` for a default that failed.
+// Why a measured rate cannot be stored (empty when it can); `zero_allowed`: a default's, which
+// is 0 where the default failed.
 std::string why_bad_rate(const char* name, double gflops, bool zero_allowed) {
   if (std::isfinite(gflops) && (gflops > 0 || (zero_allowed && gflops == 0)) && gflops <= kMaxStoreGflops) return "";
   return std::string(name) + " " + shortest(gflops) + " is not finite, " + (zero_allowed ? ">= 0" : "> 0") +

@@ -88,8 +88,8 @@ struct Config {
 };
 
 // Whether two configs are of one block class: the same kernel family, block, tile and team, so
-// that they differ only in how a team walks K (slab depth, slab buffers, split K). A search steps
-// between such configs one parameter at a time; it crosses classes only from a start in each.
+// that they differ only in how a team walks K (slab depth, slab buffers, split K). A store entry
+// keeps one runner-up a class (TunedEntry::runners_up).
 inline bool same_block_class(const Config& a, const Config& b) {
   return a.family == b.family && a.mb == b.mb && a.nb == b.nb && a.tm == b.tm && a.tn == b.tn && a.team == b.team &&
          a.bb == b.bb;

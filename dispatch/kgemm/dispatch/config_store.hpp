@@ -1,7 +1,7 @@
 #pragma once
 // The tuned configs of one device, kept as a YAML file (configs/<device-slug>.yaml): a header
-// fingerprinting the device, then one line per problem with its winning config and speeds (and
-// its runners-up').
+// fingerprinting the device, then one line per problem with its winning config, speeds and
+// runners-up.
 // Entries stay sorted, so a file's text depends only on its contents and diffs stay small.
 // What a file may hold and what each way of reading it guarantees: docs/tuning.md, "The store
 // file: guarantees".
@@ -63,7 +63,7 @@ struct TunedEntry {
   // The fastest config the search measured of each of the next fastest block classes
   // (same_block_class), fastest first: none of the winner's class, one a class. A search of
   // another shape starts from them as from winners (tuner/search_space.hpp, store_starts): the
-  // best block of a new shape is often one that came second on every tuned shape.
+  // best block of a new shape is often one that came second on the tuned shapes near it.
   std::vector<RatedConfig> runners_up;
 
   friend bool operator==(const TunedEntry& a, const TunedEntry& b) {

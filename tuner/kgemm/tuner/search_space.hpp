@@ -166,7 +166,8 @@ inline bool split_otherwise(const Config& config, const std::vector<Config>& sta
 // other shapes, ranked with kStartTrustDecay; the last of them (kRunnerUpStarts) ranked among the
 // winners and runners-up together and of a block class no other start has, so that a class no
 // stored shape won is offered where the model ranks it high; where all of them are split, the last
-// replaced by the first unsplit, if legal. Empty when nothing stored or proposed can run the problem here.
+// replaced by the first unsplit, if legal. Empty when nothing stored or proposed can run the
+// problem here.
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
                                  const Legal& legal, std::size_t count = kStoreStarts) {
