@@ -65,6 +65,9 @@ grep -q "^| climb | 100000 | 1.000 | 1.000 | 3 of 3 |" "$dir/best.log" || { cat 
 if grep -q '^What exhaustive search keeps' "$dir/best.log"; then echo "--judge best compared exhaustive search with itself"; exit 1; fi
 grep -q '^Dispatch model' "$dir/compare.log" || { echo "no dispatch model check"; exit 1; }
 [ "$(grep -c '^| gemm_f32_nn_' "$dir/compare.log")" = 3 ] || { echo "expected a row per problem"; exit 1; }
+# Each row says whether the best's block class is among the store's starts ("-": it gave none).
+[ "$(grep -Ec '^\| gemm_f32_nn_[^|]*\|[^|]*\|[^|]*\| +(yes|no|-) \|' "$dir/compare.log")" = 3 ] ||
+  { echo "expected yes, no or - for the best's class among the store's starts"; cat "$dir/compare.log"; exit 1; }
 
 # --again: a cache judged against itself keeps the same configs (every share 1); two of its
 # problems measured again are judged on the two alone; a cache of none of them is refused.

@@ -289,8 +289,9 @@ const Columns<Summary> kSummaryColumns{
     {"evaluations", "evaluations", 0, Style::Count, kTable, [](const Summary& r) -> Value { return r.cell->evaluations; }},
 };
 
-// --per-problem's columns, a row per problem (its index): its candidates and exhaustive best, and
-// per strategy and budget the mean over seeds (the worst seed).
+// --per-problem's columns, a row per problem (its index): its candidates and exhaustive best,
+// whether the best's block class is among the starts a store gives the search (no store: none),
+// and per strategy and budget the mean over seeds (the worst seed).
 Columns<std::size_t> per_problem_columns(const std::vector<Replayed>& problems, const std::vector<kgemm::Strategy>& strategies,
                                          const std::vector<int>& budgets, const std::map<std::pair<int, int>, Cell>& cells) {
   const std::vector<Replayed>* all = &problems;  // the columns outlive this call's references
@@ -298,6 +299,13 @@ Columns<std::size_t> per_problem_columns(const std::vector<Replayed>& problems, 
       {"problem", "problem", 0, Style::Text, kTable, [all](std::size_t p) -> Value { return (*all)[p].key; }},
       {"candidates", "candidates", 0, Style::Count, kTable, [all](std::size_t p) -> Value { return int((*all)[p].candidates.size()); }},
       {"best_gflops", "exhaustive best GFLOP/s", 0, Style::Rate, kTable, [all](std::size_t p) -> Value { return (*all)[p].best; }},
+      {"best_class_started", "its class a store start", 0, Style::Text, kTable,
+       [all](std::size_t p) -> Value {
+         const Replayed& r = (*all)[p];
+         if (r.step_after == 0) return std::monostate{};
+         const auto from_store = r.starts.begin() + std::ptrdiff_t(r.step_after);
+         return std::any_of(r.starts.begin(), from_store, [&](const kgemm::Config& c) { return kgemm::same_block_class(c, r.best_config); });
+       }},
   };
   for (std::size_t s = 0; s < strategies.size(); ++s)
     for (std::size_t b = 0; b < budgets.size(); ++b) {

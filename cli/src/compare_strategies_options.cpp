@@ -75,7 +75,9 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
       "on the same measurements";
   app.add_list("--f32-seeds", seeds[DType::F32], seeds_help)->type_name("CONFIGS");
   app.add_list("--f16-seeds", seeds[DType::F16], seeds_help)->type_name("CONFIGS");
-  app.add_flag("--per-problem", o.per_problem, "a row per problem (mean and worst over seeds)");
+  app.add_flag("--per-problem", o.per_problem,
+               "a row per problem (mean and worst over seeds), saying whether the best's block class is among the "
+               "store's starts");
   app.add_option("--worst", o.worst, "the N problems the first strategy does worst on at the first budget")
       ->transform(integer(0))
       ->type_name("N");
