@@ -1146,7 +1146,7 @@ TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
   const Recheck kept = recheck_entry(stale, fallback, fast, slow);
   ASSERT_TRUE(kept.kept);
   EXPECT_TRUE(*kept.kept == (TunedEntry{problem, tuned, 123.5, 99.5, 40, kKernelGeneration})) << kept.verdict;
-  EXPECT_EQ(kept.verdict, "kept (123.5 GFLOP/s, the default 99.5 GFLOP/s)");
+  EXPECT_EQ(kept.verdict, "kept (123.5 GFLOP/s, the default 99.5 GFLOP/s; its runners-up left out, not re-timed)");
   const Recheck tie = recheck_entry(stale, fallback, slow, slow);
   EXPECT_TRUE(tie.kept) << tie.verdict;
 
@@ -1164,7 +1164,10 @@ TEST(StoreRecheck, KeepsWhatStillBeatsTheDefaultAndDropsTheRest) {
   const Recheck default_wrong = recheck_entry(stale, fallback, slow, wrong);
   ASSERT_TRUE(default_wrong.kept);
   EXPECT_EQ(default_wrong.kept->default_gflops, 0);
-  EXPECT_EQ(default_wrong.verdict, "kept (99.5 GFLOP/s, the default wrong)");
+  EXPECT_EQ(default_wrong.verdict, "kept (99.5 GFLOP/s, the default wrong; its runners-up left out, not re-timed)");
+  TunedEntry without = stale;
+  without.runners_up.clear();
+  EXPECT_EQ(recheck_entry(without, fallback, fast, slow).verdict, "kept (123.5 GFLOP/s, the default 99.5 GFLOP/s)");
 }
 
 // On a device without a store of its own, another device's store (eight times the threads or SMs)

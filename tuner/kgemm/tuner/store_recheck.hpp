@@ -16,7 +16,9 @@ namespace kgemm {
 
 struct Recheck {
   std::optional<TunedEntry> kept;  // absent: dropped
-  std::string verdict;             // "kept (...)" or "dropped, <why> (...)", with both rates
+  // "kept (...)" or "dropped, <why> (...)", with both rates; a kept entry's says where its
+  // runners-up were left out.
+  std::string verdict;
 };
 
 // `tuned`: the entry's config measured now; `by_default`: `fallback`, the space default for the
@@ -41,7 +43,8 @@ inline Recheck recheck_entry(const TunedEntry& stale, const Config& fallback, co
   entry.gflops = std::stod(rounded(tuned.gflops));
   entry.default_gflops = by_default.correct ? std::stod(rounded(by_default.gflops)) : 0;
   entry.generation = kKernelGeneration;
-  return {entry, "kept (" + rates + ")"};
+  const std::string left_out = stale.runners_up.empty() ? "" : "; its runners-up left out, not re-timed";
+  return {entry, "kept (" + rates + left_out + ")"};
 }
 
 }  // namespace kgemm
