@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -40,6 +41,19 @@ std::vector<Evaluated> RecordedSearch::first_readings() const {
   for (const Evaluated& e : readings)
     if (seen.insert(to_string(e.config)).second) first.push_back(e);
   return first;
+}
+
+std::vector<Evaluated> last_readings(const std::vector<Evaluated>& readings) {
+  std::map<std::string, std::size_t> at;  // by config string: its place in `last`
+  std::vector<Evaluated> last;
+  for (const Evaluated& e : readings) {
+    const auto [place, first] = at.emplace(to_string(e.config), last.size());
+    if (first)
+      last.push_back(e);
+    else
+      last[place->second] = e;
+  }
+  return last;
 }
 
 void append_measurement(const std::string& path, const Problem& problem, const Evaluated& e) {
@@ -119,18 +133,12 @@ MeasurementCache load_measurements(const std::string& path) {
         e.measurement.gflops = *gflops;
       }
       std::getline(fields, e.measurement.note);
-      RecordedSearch& search = cache.problems[to_string(parse_problem(first))];
-      search.readings.push_back(e);
-      auto& list = search.measured;
-      const auto same = std::find_if(list.begin(), list.end(), [&](const Evaluated& x) { return x.config == e.config; });
-      if (same != list.end())
-        *same = e;
-      else
-        list.push_back(e);
+      cache.problems[to_string(parse_problem(first))].readings.push_back(e);
     } catch (const InvalidArgument& error) {
       throw RuntimeError(path + ":" + std::to_string(number) + ": not a measurement line (" + error.reason() + ")");
     }
   }
+  for (auto& [key, search] : cache.problems) search.measured = last_readings(search.readings);
   return cache;
 }
 

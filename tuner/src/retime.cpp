@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <string>
 
 #include "kgemm/spaces/error.hpp"
@@ -70,15 +69,7 @@ std::vector<Config> fastest_measured(const std::vector<Evaluated>& measured, std
 }
 
 std::vector<RatedConfig> runners_up(const std::vector<Evaluated>& measured, const Config& winner, std::size_t count) {
-  std::vector<Evaluated> latest;  // each config once, at its last reading, in first-measured order
-  std::map<std::string, std::size_t> where;
-  for (const Evaluated& e : measured) {
-    const auto [at, first] = where.emplace(to_string(e.config), latest.size());
-    if (first)
-      latest.push_back(e);
-    else
-      latest[at->second] = e;
-  }
+  std::vector<Evaluated> latest = last_readings(measured);
   latest.erase(std::remove_if(latest.begin(), latest.end(), [](const Evaluated& e) { return !e.measurement.correct; }),
                latest.end());
   std::stable_sort(latest.begin(), latest.end(),

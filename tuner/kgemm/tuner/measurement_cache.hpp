@@ -36,6 +36,10 @@ struct RecordedSearch {
   bool exhaustive() const { return given.candidates > 0 && measured.size() >= given.candidates; }
 };
 
+// Each config of `readings` once, in the order it was first read, at its last reading (later
+// readings re-time it).
+std::vector<Evaluated> last_readings(const std::vector<Evaluated>& readings);
+
 struct MeasurementCache {
   std::optional<DeviceInfo> device;  // the last "#device" line's
   std::map<std::string, RecordedSearch> problems;  // by problem key (to_string(Problem))
