@@ -175,6 +175,32 @@ TEST(Search, ClimbStepsToTheNeighbourPredictedFastestFirst) {
   EXPECT_LT(found_unguided, 5);
 }
 
+// From a warpgroup config a climb steps to a shallower slab last, whatever the model predicts
+// (halving a `_wg` config's slab ran slower in nearly every pair the Hopper caches measured):
+// with a model predicting the shallower slab fastest, budget 2's one step goes to the split and
+// finds the best; from a `mma.sync` config, whose shallower slabs do win, it follows the model.
+TEST(Search, ClimbFromAWarpgroupConfigStepsToAShallowerSlabLast) {
+  for (const Family family : {Family::Warpgroup, Family::TensorCore}) {
+    const int tm = family == Family::Warpgroup ? 128 : 64, team = family == Family::Warpgroup ? 128 : 64;
+    std::vector<Config> configs;
+    for (int kb : {16, 32})
+      for (int ks : {1, 2}) configs.push_back(ConfigBuilder().mb(128).nb(64).kb(kb).tm(tm).tn(64).team(team).ks(ks).family(family));
+    const Config start = configs[2], split = configs[3], shallower = configs[0];
+    ASSERT_EQ(start.kb, 32);
+    ASSERT_EQ(split.ks, 2);
+    ASSERT_EQ(shallower.kb, 16);
+    const auto speed = [&](const Config& c) { return Measurement{true, c == split ? 200.0 : c == start ? 100.0 : 50.0, ""}; };
+    const Predict prefers_shallower = [&](const Config& from, double from_gflops, const Config& to) {
+      return to.kb < from.kb ? 3 * from_gflops : to == split ? 1.5 * from_gflops : from_gflops;
+    };
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const SearchOutcome outcome = search(configs, {start}, Strategy::Climb, parse_budget("2"), seed, speed, {}, prefers_shallower);
+      ASSERT_EQ(outcome.log.size(), 2u);
+      EXPECT_EQ(outcome.log[1].config, family == Family::Warpgroup ? split : shallower) << to_string(outcome.log[1].config);
+    }
+  }
+}
+
 // Once no neighbour of the fastest config is faster, a climb steps beside the next fastest config
 // measured, not from a start far below: a config one step past the second best, two from the
 // first start, is found within the budget on every seed (the first start's six neighbours, then

@@ -186,12 +186,18 @@ void sort_by_prediction(std::vector<std::size_t>::iterator first, std::vector<st
 // The neighbours of a place in the order a climb measures them: predicted fastest first (from
 // here's measured rate: a larger block where the grid fills the device, a split where it does not),
 // in random order among equal predictions (the model does not tell a tile or kernel family from
-// another) and where there is no prediction.
+// another) and where there is no prediction. From a warpgroup config, those with shallower slabs
+// come last: the model's depth factor predicts them faster (a team's fixed cost grows with the
+// slab), but on the Hopper caches a `_wg` config with its slab halved ran faster in 13 of 36 169
+// pairs, so a climb's one step there at budget 8 was lost (docs/tuning.md).
 std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const std::vector<Config>& candidates,
                                            std::size_t here, double here_gflops, const Predict& predict,
                                            std::mt19937_64& rng) {
   std::shuffle(near.begin(), near.end(), rng);
   if (predict && here_gflops > 0) sort_by_prediction(near.begin(), near.end(), candidates, candidates[here], here_gflops, predict);
+  const Config& from = candidates[here];
+  if (from.warpgroups())
+    std::stable_partition(near.begin(), near.end(), [&](std::size_t j) { return candidates[j].kb >= from.kb; });
   return near;
 }
 
