@@ -905,6 +905,30 @@ TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   });
 }
 
+// A seed of one C element a thread starts a single product's search only where its grid is a few
+// blocks a processor; other seeds always, and a batch of small products keeps it.
+TEST(SearchSpace, AOneElementAThreadSeedStartsOnlySmallGridsOfOneProduct) {
+  const Config fallback = parse_config("mb128_nb64_kb16_tm8_tn8_team128"), element = parse_config("mb16_nb16_kb64_tm1_tn1_team256");
+  const auto started = [&](const Problem& p) {
+    const std::vector<Config> starts = seed_starts({fallback, element}, p, 132, {1});
+    EXPECT_EQ(starts.front(), fallback);
+    return std::find(starts.begin(), starts.end(), element) != starts.end();
+  };
+  Problem p;
+  p.m = 196, p.n = 256, p.k = 128;  // 208 blocks of 16 x 16
+  EXPECT_TRUE(started(p));
+  p.m = 16 * 4 * 132;  // 4 blocks an SM exactly
+  p.n = 16;
+  EXPECT_TRUE(started(p));
+  p.m += 16;
+  EXPECT_FALSE(started(p));
+  p.m = 25088, p.n = 256;
+  EXPECT_FALSE(started(p));
+  Problem batch = p;
+  batch.m = batch.n = batch.k = 16, batch.batch = 65536;
+  EXPECT_TRUE(started(batch));
+}
+
 // A search starts from every seed of the space, the default first, split along K where its
 // grid leaves the device idle, and only on spaces that list splits.
 TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {

@@ -112,8 +112,20 @@ Config split_for_device(const Config& start, const Problem& problem, int process
   return split_for_device(start, problem, processors, TuningPolicy<ExecSpace>::ranges().ks);
 }
 
-// The seeds' starts on a device: each split_for_device, the default first; then, after them all,
-// each seed unsplit where its grid already fills at least half the processors (the climb measures
+// A seed of one C element a thread (a 1 x 1 micro-tile) on a single product pays only on grids of
+// a few blocks a processor: on the Hopper caches the 16 x 16 seed came within 0.9 of a batch-1
+// problem's best only on grids of up to 392 blocks (three an SM), while on large grids, where it
+// runs at a fifth of the best, the model ranks it first among the seeds (its grid fills every
+// wave) and it takes a small budget's place. Batches of small products keep it (fit_to_products
+// groups them per team).
+inline constexpr long kElementBlocksPerProcessor = 4;
+inline bool seed_fits_grid(const Config& seed, const Problem& problem, int processors) {
+  return problem.batch > 1 || seed.tm * seed.tn > 1 || grid_blocks(seed, problem) <= kElementBlocksPerProcessor * processors;
+}
+
+// The seeds' starts on a device (those that fit the grid: seed_fits_grid): each split_for_device,
+// the default first; then, after them all, each seed unsplit where its grid already fills at
+// least half the processors (the climb measures
 // the seeds after the default in the order the model predicts them: search.cpp). There the split
 // trades the last wave's idle processors for a sum pass and a shorter pipeline, and which wins
 // depends on the kernel: the 128 x 256 `_ws` seed on the 98 blocks of a 6272 x 512 fp16 layer
@@ -122,6 +134,7 @@ inline std::vector<Config> seed_starts(const std::vector<Config>& seeds, const P
                                        const std::vector<int>& splits) {
   std::vector<Config> starts, unsplit;
   for (const Config& seed : seeds) {
+    if (!seed_fits_grid(seed, problem, processors)) continue;
     starts.push_back(split_for_device(seed, problem, processors, splits));
     if (starts.back() != seed && 2 * grid_blocks(seed, problem) >= processors) unsplit.push_back(seed);
   }
