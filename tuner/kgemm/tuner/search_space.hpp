@@ -125,8 +125,8 @@ inline bool seed_fits_grid(const Config& seed, const Problem& problem, int proce
 
 // The seeds' starts on a device (those that fit the grid: seed_fits_grid): each split_for_device,
 // the default first; then, after them all, each seed unsplit where its grid already fills at
-// least half the processors (the climb measures
-// the seeds after the default in the order the model predicts them: search.cpp). There the split
+// least half the processors (the climb measures the seeds after the default in the order the
+// model predicts them: search.cpp). There the split
 // trades the last wave's idle processors for a sum pass and a shorter pipeline, and which wins
 // depends on the kernel: the 128 x 256 `_ws` seed on the 98 blocks of a 6272 x 512 fp16 layer
 // (132 SMs) runs fastest unsplit, and split it is several steps from there.
