@@ -1113,6 +1113,52 @@ TEST(SearchSpace, TheLastStoreStartMayBeARunnerUpOfAShapeNotYetStartedFrom) {
   });
 }
 
+// A small fp32 problem on a GPU keeps the first kSmallProblemStoreStarts of the store's starts
+// (the seeds come sooner); a problem the model prices slower, a fp16 one or one on a host keeps
+// kStoreStarts.
+TEST(SearchSpace, ASmallFp32ProblemOnAGpuStartsFromFewerStoredConfigs) {
+  Problem small;
+  small.m = 196, small.n = 256, small.k = 128;
+  std::vector<Config> classes;  // of distinct block classes
+  for (const Config& c : candidate_configs<Kokkos::DefaultHostExecutionSpace>(small))
+    if (std::none_of(classes.begin(), classes.end(), [&](const Config& k) { return same_block_class(c, k); }))
+      classes.push_back(c);
+  ASSERT_GE(classes.size(), kStoreStarts + 1);
+  const auto store_at = [&](DType dtype, double scale, const DeviceInfo& device) {
+    ConfigStore store;
+    store.header.device = device;
+    store.header.device.memory_gbps = 0;  // the stored configs as they are, no splits proposed
+    for (std::size_t i = 0; i <= kStoreStarts; ++i) {
+      Problem large = small;
+      large.dtype = dtype, large.m = small.m * 512, large.n = small.n * int(i + 1), large.k = small.k * 64;
+      store.put({large, classes[i], scale * double(i + 1), 50, 10});
+    }
+    return store;
+  };
+  const auto legal = [](const Config&) { return true; };
+  const auto predicted_seconds = [](const ConfigStore& store, const Problem& p) {
+    return p.flops() / (rank_stored_configs(store, p, store.header.device).front().gflops * 1e9);
+  };
+  const DeviceInfo gpu = split_pricing_gpu();
+  const ConfigStore fast = store_at(DType::F32, 1e6, gpu), slow = store_at(DType::F32, 1e2, gpu);
+  ASSERT_LT(predicted_seconds(fast, small), kSmallProblemSeconds);
+  ASSERT_GT(predicted_seconds(slow, small), kSmallProblemSeconds);
+  EXPECT_EQ(store_starts(slow, small, slow.header.device, legal).size(), kStoreStarts);
+  // What dispatch would run, then the model's next best (each stored shape's one config).
+  std::vector<Config> first{rank_stored_configs(fast, small, fast.header.device).front().config};
+  for (const RatePrediction& r : rank_stored_configs(fast, small, fast.header.device, kStartTrustDecay))
+    if (first.size() < kSmallProblemStoreStarts && r.config != first.front()) first.push_back(r.config);
+  EXPECT_EQ(store_starts(fast, small, fast.header.device, legal), first);
+  Problem small16 = small;
+  small16.dtype = DType::F16;
+  const ConfigStore fast16 = store_at(DType::F16, 1e6, gpu);
+  ASSERT_LT(predicted_seconds(fast16, small16), kSmallProblemSeconds);
+  EXPECT_EQ(store_starts(fast16, small16, fast16.header.device, legal).size(), kStoreStarts);
+  const ConfigStore host = store_at(DType::F32, 1e6, device_info<Kokkos::DefaultHostExecutionSpace>());
+  ASSERT_LT(predicted_seconds(host, small), kSmallProblemSeconds);
+  EXPECT_EQ(store_starts(host, small, host.header.device, legal).size(), kStoreStarts);
+}
+
 // The store's starts take one config a stored shape, in one split: the model proposes a stored
 // config split every way that fits a thin shape, and a climb steps along a start's splits itself,
 // so the other starts go to other shapes' configs.

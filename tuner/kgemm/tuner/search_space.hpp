@@ -156,6 +156,23 @@ inline constexpr double kStartTrustDecay = 0.3;
 // of the best at budget 8 (docs/tuning.md, "Runners-up"); two lose problems on two caches, all six
 // on six, where a shape's runners-up take the places of other shapes' winners.
 inline constexpr std::size_t kRunnerUpStarts = 1;
+// A small fp32 problem on a GPU (one the dispatch model prices under kSmallProblemSeconds with
+// what dispatch would run) keeps the first kSmallProblemStoreStarts of the store's configs, so
+// that budget 8 reaches two more seeds. The store's configs are mostly winners of larger shapes,
+// whose rates say little about a grid of a few blocks, while the fp32 seeds hold blocks made for
+// small grids: on the fourteen GPU caches the seeds alone put 45 of the 51 fp32 problems under
+// 15 µs within 2 % of the best, a store of the others 33 (fp16, whose seeds are large
+// tensor-core blocks: 114 and 193 of 196). Replayed at budget 8 (docs/tuning.md, "What the 51
+// misses are"): 581 -> 586 of 632 problems from a store of the others, 535 -> 539 of 580 from
+// the committed stores, no cache fewer; 12 - 20 µs alike; two or three configs kept gain more
+// from a store of the others and lose from the committed stores, whose other batches of the
+// shape give the better starts.
+inline constexpr double kSmallProblemSeconds = 12e-6;
+inline constexpr std::size_t kSmallProblemStoreStarts = 4;
+inline bool small_gpu_fp32_problem(const Problem& problem, const RatePrediction& dispatched, const DeviceInfo& here) {
+  return !here.is_host() && problem.dtype == DType::F32 && dispatched.gflops > 0 &&
+         problem.flops() / (dispatched.gflops * 1e9) < kSmallProblemSeconds;
+}
 
 // Whether `starts` hold `config` split along K another way, both split. The model proposes each
 // stored config with every split that fits (rank_stored_configs), and a climb steps along the
@@ -171,9 +188,10 @@ inline bool split_otherwise(const Config& config, const std::vector<Config>& sta
          });
 }
 
-// The configs a store offers a search of `problem` on the device `here`, at most `count`, each
-// once, in one split at most besides unsplit (split_otherwise), at most one a stored shape, and
-// each one `legal` takes: first what dispatch would run (the problem's own entry or, where the
+// The configs a store offers a search of `problem` on the device `here`, at most `count` (the
+// first kSmallProblemStoreStarts of them for a small fp32 problem on a GPU), each once, in one
+// split at most besides unsplit (split_otherwise), at most one a stored shape, and each one
+// `legal` takes: first what dispatch would run (the problem's own entry or, where the
 // store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store may
 // be another device's), so a search never ends below it; then the model's next best winners of
 // other shapes, ranked with kStartTrustDecay; the last of them (kRunnerUpStarts) ranked among the
@@ -202,7 +220,10 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
       }
     }
   };
-  add(rank_stored_configs(store, problem, here), std::min<std::size_t>(count, 1), false);
+  const std::vector<RatePrediction> dispatch_ranked = rank_stored_configs(store, problem, here);
+  const auto dispatched = std::find_if(dispatch_ranked.begin(), dispatch_ranked.end(),
+                                       [&](const RatePrediction& r) { return legal(r.config); });
+  add(dispatch_ranked, std::min<std::size_t>(count, 1), false);
   add(rank_stored_configs(store, problem, here, kStartTrustDecay), count - std::min(count, kRunnerUpStarts), false);
   add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp), count, true);
   // Only split configs offered: the last gives way to the first unsplit. The model's depth and
@@ -219,6 +240,9 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
         starts.back() = unsplit;  // count > 1: never dispatch's pick
     }
   }
+  if (dispatched != dispatch_ranked.end() && small_gpu_fp32_problem(problem, *dispatched, here) &&
+      starts.size() > kSmallProblemStoreStarts)
+    starts.resize(kSmallProblemStoreStarts);
   return starts;
 }
 template <class ExecSpace>
