@@ -1052,7 +1052,10 @@ TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
     store.header.device.memory_gbps = 0;  // the stored configs as they are, no splits proposed
     Problem far = unseen, near = unseen;
     far.m *= 64, near.k /= 2;
-    store.put({unseen, legal[2], 1e6, 50, 10});  // the problem's own entry: dispatch's pick
+    // The problem's own entry: dispatch's pick, at a rate that prices the problem above
+    // kSmallProblemSeconds (a small fp32 problem on a GPU keeps fewer store starts).
+    store.put({unseen, legal[2], 1e4, 50, 10});
+    ASSERT_GT(unseen.flops() / (1e4 * 1e9), kSmallProblemSeconds);
     // Undiscounted, the far config is predicted twice the near one's rate (predictions scale with
     // the stored rate); discounted, the near one is ahead (e^-0.3 (ln 64 - ln 2) = 0.35 < 1/2).
     const TunedEntry far_entry{far, legal[0], 1000, 50, 10}, near_entry{near, legal[1], 1000, 50, 10};
