@@ -163,10 +163,10 @@ inline constexpr std::size_t kRunnerUpStarts = 1;
 // small grids: on the fourteen GPU caches the seeds alone put 45 of the 51 fp32 problems under
 // 15 µs within 2 % of the best, a store of the others 33 (fp16, whose seeds are large
 // tensor-core blocks: 114 and 193 of 196). Replayed at budget 8 (docs/tuning.md, "What the 51
-// misses are"): 581 -> 586 of 632 problems from a store of the others, 535 -> 539 of 580 from
-// the committed stores, no cache fewer; 12 - 20 µs alike; two or three configs kept gain more
-// from a store of the others and lose from the committed stores, whose other batches of the
-// shape give the better starts.
+// misses are"), four configs put 586 of 632 problems within 2 % from a store of the others and
+// 539 of 580 from the committed stores, where six give 581 and 535 and no cache more; 12 - 20 µs
+// alike; two or three configs gain from a store of the others and lose from the committed
+// stores, whose other batches of the shape give the better starts.
 inline constexpr double kSmallProblemSeconds = 12e-6;
 inline constexpr std::size_t kSmallProblemStoreStarts = 4;
 inline bool small_gpu_fp32_problem(const Problem& problem, const RatePrediction& dispatched, const DeviceInfo& here) {
