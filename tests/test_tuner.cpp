@@ -201,6 +201,35 @@ TEST(Search, ClimbFromAWarpgroupConfigStepsToAShallowerSlabLast) {
   }
 }
 
+// From a tensor-core config a climb steps to one slab buffer more first, whatever the model
+// predicts (the model's fixed cost grows with the buffers; one more ran faster in most pairs the
+// Hopper caches measured): with a model predicting the deeper pipeline slowest and the split
+// fastest, budget 2's one step goes to the deeper pipeline and finds the best on every seed;
+// from a SIMT config it follows the model to the split.
+TEST(Search, ClimbFromATensorCoreConfigStepsToOneBufferMoreFirst) {
+  for (const Family family : {Family::TensorCore, Family::Warpgroup, Family::Simt}) {
+    const int tm = family == Family::Warpgroup ? 128 : family == Family::TensorCore ? 64 : 8;
+    const int team = family == Family::Simt ? 128 : 64;
+    std::vector<Config> configs;
+    for (int buffers : {0, 3, 4})
+      for (int ks : {1, 2})
+        configs.push_back(ConfigBuilder().mb(128).nb(64).kb(32).tm(tm).tn(family == Family::Simt ? 8 : 64).team(team).ks(ks)
+                              .slab_buffers(buffers).family(family));
+    const Config start = configs[0], split = configs[1], deeper = configs[2];
+    ASSERT_EQ(split.ks, 2);
+    ASSERT_EQ(deeper.slab_buffers, 3);
+    const auto speed = [&](const Config& c) { return Measurement{true, c == deeper ? 200.0 : c == start ? 100.0 : 50.0, ""}; };
+    const Predict prefers_the_split = [&](const Config& from, double from_gflops, const Config& to) {
+      return to == split ? 1.5 * from_gflops : to.slab_buffers > from.slab_buffers ? 0.5 * from_gflops : from_gflops;
+    };
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const SearchOutcome outcome = search(configs, {start}, Strategy::Climb, parse_budget("2"), seed, speed, {}, prefers_the_split);
+      ASSERT_EQ(outcome.log.size(), 2u);
+      EXPECT_EQ(outcome.log[1].config, family == Family::Simt ? split : deeper) << to_string(outcome.log[1].config);
+    }
+  }
+}
+
 // Once no neighbour of the fastest config is faster, a climb steps beside the next fastest config
 // measured, not from a start far below: a config one step past the second best, two from the
 // first start, is found within the budget on every seed (the first start's six neighbours, then

@@ -183,13 +183,27 @@ void sort_by_prediction(std::vector<std::size_t>::iterator first, std::vector<st
   for (const auto& [prediction, i] : ranked) *first++ = i;
 }
 
+// Whether `to` is `from` with one slab buffer more: its neighbour along the buffers, deeper (0,
+// the space's own count, is the fewest a space takes).
+bool one_buffer_more(const Config& from, Config to) {
+  const int buffers = to.slab_buffers;
+  to.slab_buffers = from.slab_buffers;
+  return to == from && buffers > from.slab_buffers;
+}
+
 // The neighbours of a place in the order a climb measures them: predicted fastest first (from
 // here's measured rate: a larger block where the grid fills the device, a split where it does not),
 // in random order among equal predictions (the model does not tell a tile or kernel family from
-// another) and where there is no prediction. From a warpgroup config, those with shallower slabs
-// come last: the model's depth factor predicts them faster (a team's fixed cost grows with the
-// slab), but on the Hopper caches a `_wg` config with its slab halved ran faster in 13 of 36 169
-// pairs, so a climb's one step there at budget 8 was lost (docs/tuning.md).
+// another) and where there is no prediction. Two of the model's factors are turned around here,
+// where the measurements say so (docs/tuning.md):
+// - from a warpgroup config, those with shallower slabs come last: the model's depth factor
+//   predicts them faster (a team's fixed cost grows with the slab), but on the Hopper caches a
+//   `_wg` config with its slab halved ran faster in 13 of 36 169 pairs, so a climb's one step
+//   there at budget 8 was lost;
+// - from a tensor-core config, the one with a slab buffer more comes first: the same fixed cost
+//   grows with the buffers, so the model predicts every deeper pipeline slower, but on the
+//   fourteen Hopper caches one buffer more ran faster in 58 % of 78 216 pairs (fp32 `_wg` 73 %,
+//   fp16 `_ws` 64 %, fp32 `_tc` 59 %; a stage more hides more of global memory's latency).
 std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const std::vector<Config>& candidates,
                                            std::size_t here, double here_gflops, const Predict& predict,
                                            std::mt19937_64& rng) {
@@ -198,6 +212,8 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
   const Config& from = candidates[here];
   if (from.warpgroups())
     std::stable_partition(near.begin(), near.end(), [&](std::size_t j) { return candidates[j].kb >= from.kb; });
+  if (from.tensor_cores())
+    std::stable_partition(near.begin(), near.end(), [&](std::size_t j) { return one_buffer_more(from, candidates[j]); });
   return near;
 }
 
