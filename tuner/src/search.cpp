@@ -194,16 +194,16 @@ bool one_buffer_more(const Config& from, Config to) {
 // The neighbours of a place in the order a climb measures them: predicted fastest first (from
 // here's measured rate: a larger block where the grid fills the device, a split where it does not),
 // in random order among equal predictions (the model does not tell a tile or kernel family from
-// another) and where there is no prediction. Two of the model's factors are turned around here,
-// where the measurements say so (docs/tuning.md):
-// - from a warpgroup config, those with shallower slabs come last: the model's depth factor
-//   predicts them faster (a team's fixed cost grows with the slab), but on the Hopper caches a
-//   `_wg` config with its slab halved ran faster in 13 of 36 169 pairs, so a climb's one step
-//   there at budget 8 was lost;
-// - from a tensor-core config, the one with a slab buffer more comes first: the same fixed cost
-//   grows with the buffers, so the model predicts every deeper pipeline slower, but on the
-//   fourteen Hopper caches one buffer more ran faster in 58 % of 78 216 pairs (fp32 `_wg` 73 %,
-//   fp16 `_ws` 64 %, fp32 `_tc` 59 %; a stage more hides more of global memory's latency).
+// another) and where there is no prediction. Twice the measurements overrule the model's depth
+// factor, whose fixed cost (slab buffers x kb) prices both deeper slabs and deeper pipelines
+// (docs/tuning.md):
+// - from a warpgroup config, those with shallower slabs come last: the model predicts them
+//   faster, but on the Hopper caches a `_wg` config with its slab halved ran faster in 13 of
+//   36 169 pairs, so a climb's one step there at budget 8 was lost;
+// - from a tensor-core config, the one with a slab buffer more comes first: the model predicts
+//   every deeper pipeline slower, but on the fourteen Hopper caches one buffer more ran faster
+//   in 58 % of 78 216 pairs (fp32 `_wg` 73 %, fp16 `_ws` 64 %, fp32 `_tc` 59 %: a stage more
+//   hides more of global memory's latency).
 std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const std::vector<Config>& candidates,
                                            std::size_t here, double here_gflops, const Predict& predict,
                                            std::mt19937_64& rng) {
