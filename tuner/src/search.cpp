@@ -195,8 +195,9 @@ bool one_buffer_more(const Config& from, Config to) {
 // here's measured rate: a larger block where the grid fills the device, a split where it does not),
 // in random order among equal predictions (the model does not tell a tile or kernel family from
 // another) and where there is no prediction. Twice the measurements overrule the model's depth
-// factor, whose fixed cost (slab buffers x kb) prices both deeper slabs and deeper pipelines
-// (docs/tuning.md):
+// factor, whose fixed cost (slab buffers x kb) prices both deeper slabs and deeper pipelines; the
+// overruling is here and not in the model because dispatch ranks stored configs by that cost
+// (a fixed cost independent of buffers and slab depth ranked them worse: docs/tuning.md):
 // - from a warpgroup config, those with shallower slabs come last: the model predicts them
 //   faster, but on the Hopper caches a `_wg` config with its slab halved ran faster in 13 of
 //   36 169 pairs, so a climb's one step there at budget 8 was lost;
