@@ -218,16 +218,37 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
   return near;
 }
 
-// The starts from `from` on (the seeds) in the order the model predicts them fastest from the
-// first start's measured rate (the space default's), the given order among equal predictions: a
-// seed whose blocks pad the problem or leave the last wave half empty is measured after those
-// that fit it, which at a budget of 4 measures the better-fitting seeds (on the Hopper caches,
-// seeds alone: 0.84 and 0.82 of the best where the given order gave 0.83 and 0.78).
-void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, const std::vector<Config>& candidates,
-                         double first_gflops, const Predict& predict) {
-  if (!predict || first_gflops <= 0 || from >= starts.size()) return;
-  sort_by_prediction(starts.begin() + std::ptrdiff_t(from), starts.end(), candidates, candidates[starts.front()], first_gflops,
-                     predict);
+// The model's guess of `to`'s rate on this problem: the fastest it predicts from a config of
+// `to`'s kernel family measured so far, or from the first start (the space default) where none of
+// that family is measured. The model prices how a block fits the shape (padding, fill, pipeline
+// depth), not what a family's instructions make of it, so a guess from another family's rate is
+// one of fit alone: from the SIMT default, a tensor-core seed whose grid fills the device less
+// ranks below a SIMT one that runs slower. 0 where nothing it could come from ran.
+double predicted_rate(const Searcher& searcher, const std::vector<Config>& candidates, std::size_t first, const Config& to,
+                      const Predict& predict) {
+  double fastest = 0;
+  for (std::size_t i : searcher.visited_fastest_first())
+    if (searcher.rate(i) > 0 && candidates[i].family == to.family) fastest = std::max(fastest, predict(candidates[i], searcher.rate(i), to));
+  if (fastest > 0 || searcher.rate(first) <= 0) return fastest;
+  return predict(candidates[first], searcher.rate(first), to);
+}
+
+// Orders the starts from `from` on (the seeds, before each is measured) by predicted_rate, fastest
+// first, the given order among equal predictions: a seed whose blocks pad the problem or leave the
+// last wave half empty is measured after those that fit it, which at a budget of 4 measures the
+// better-fitting seeds (on the Hopper caches, seeds alone: 0.84 and 0.82 of the best where the
+// given order gave 0.83 and 0.78); and once the store's configs and a step have measured a family
+// here, its seeds rank by that family's rate (replayed at budget 8: 595 of 632 problems within 2 %
+// of the best from a store of the others, 543 of 580 from the committed stores, where ranking
+// every seed from the default gave 592 and 542; docs/tuning.md).
+void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, const Searcher& searcher,
+                         const std::vector<Config>& candidates, const Predict& predict) {
+  if (!predict || from >= starts.size()) return;
+  std::vector<std::pair<double, std::size_t>> ranked;
+  for (std::size_t n = from; n < starts.size(); ++n)
+    ranked.push_back({predicted_rate(searcher, candidates, starts.front(), candidates[starts[n]], predict), starts[n]});
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t n = from; n < starts.size(); ++n) starts[n] = ranked[n - from].second;
 }
 
 // Where a climb steps next: the unmeasured neighbour (in in_climbing_order) of the fastest
@@ -249,7 +270,7 @@ std::optional<std::size_t> beside_the_fastest(const Searcher& searcher, const st
 }
 
 // Measures the starts (past the first `step_after`, at least the first, in order_by_prediction's
-// order), then steps beside the fastest config measured while budget is left, and from a random
+// order as the measurements come), then steps beside the fastest config measured while budget is left, and from a random
 // unmeasured candidate where every measured config's neighbours are measured. Where `step_after`
 // of the starts are followed by others, one step beside the fastest of those first ones comes
 // before the others are measured.
@@ -264,8 +285,8 @@ void climb(Searcher& searcher, const std::vector<Config>& candidates, std::vecto
   };
   for (std::size_t n = 0; n < starts.size(); ++n) {
     if (searcher.exhausted()) return;
-    const double rate = searcher.measure(starts[n]);
-    if (n == 0) order_by_prediction(starts, std::max<std::size_t>(1, step_after), candidates, rate, predict);
+    if (n >= std::max<std::size_t>(1, step_after)) order_by_prediction(starts, n, searcher, candidates, predict);
+    searcher.measure(starts[n]);
     if (n + 1 == step_after && n + 1 != starts.size() && !searcher.exhausted()) step();
   }
   while (!searcher.exhausted()) {
