@@ -347,17 +347,21 @@ TEST(Search, SeedsAreMeasuredInThePredictedOrder) {
   EXPECT_EQ(after_the_store.log[4].config, starts[4]);
 }
 
-// A seed is ranked from the measured configs of its own kernel family where there are any: the
-// model prices a block's fit, not a family's instructions, so from the SIMT default every
-// tensor-core seed looks as fast as its fit. Here the model, from any config, ranks the SIMT seed
-// above the tensor-core one; measured from the tensor-core store config, which ran twice as fast
-// as the default, the tensor-core seed ranks first.
-TEST(Search, SeedsAreRankedFromTheirOwnFamilysRate) {
+// The seeds are ranked once, before the first of them, each from the measured configs of its own
+// kernel family where there are any: the model prices a block's fit, not a family's instructions,
+// so from the SIMT default every tensor-core seed looks as fast as its fit. Here the model, from
+// any config, ranks the SIMT seed above the tensor-core ones; measured from the tensor-core store
+// config, which ran twice as fast as the default, a tensor-core seed ranks first. With the seeds
+// alone, a tensor-core seed measured fast does not pull the other one ahead of the SIMT seed.
+TEST(Search, SeedsAreRankedOnceFromTheirOwnFamilysRate) {
   const Config fallback = parse_config("mb128_nb64_kb16_tm8_tn8_team128"), simt_seed = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
-  const Config stored = parse_config("mb64_nb64_kb16_tm32_tn64_team64_st4_tc"), tc_seed = parse_config("mb32_nb64_kb32_tm32_tn32_team64_st3_tc");
-  const std::vector<Config> configs = {fallback, simt_seed, stored, tc_seed};
+  const Config stored = parse_config("mb64_nb64_kb16_tm32_tn64_team64_st4_tc"), tc_seed = parse_config("mb32_nb64_kb32_tm32_tn32_team64_st3_tc"),
+               other_tc_seed = parse_config("mb64_nb32_kb32_tm32_tn32_team64_st3_tc");
+  const std::vector<Config> configs = {fallback, simt_seed, stored, tc_seed, other_tc_seed};
   const auto speed = [&](const Config& c) { return Measurement{true, c.tensor_cores() ? 200.0 : 100.0, ""}; };
-  const Predict fit_alone = [&](const Config&, double from_gflops, const Config& to) { return to == simt_seed ? 1.2 * from_gflops : from_gflops; };
+  const Predict fit_alone = [&](const Config&, double from_gflops, const Config& to) {
+    return to == simt_seed ? 1.2 * from_gflops : to == other_tc_seed ? 1.5 * from_gflops : from_gflops;
+  };
   const std::vector<Config> seeds = {fallback, simt_seed, tc_seed};
   const std::vector<Config> starts = ordered_starts(seeds, {stored});
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
@@ -366,10 +370,13 @@ TEST(Search, SeedsAreRankedFromTheirOwnFamilysRate) {
     ASSERT_EQ(outcome.log.size(), 3u);
     EXPECT_EQ(outcome.log[1].config, stored);
     EXPECT_EQ(outcome.log[2].config, tc_seed) << to_string(outcome.log[2].config);
-    // Seeds alone: nothing of the tensor-core family measured, both ranked from the default.
-    const SearchOutcome seeds_alone = search(configs, seeds, Strategy::Climb, parse_budget("2"), seed, speed, {}, fit_alone);
-    ASSERT_EQ(seeds_alone.log.size(), 2u);
-    EXPECT_EQ(seeds_alone.log[1].config, simt_seed);
+    // Seeds alone: nothing of the tensor-core family measured before the first seed, every seed
+    // ranked from the default, and that order kept after the first tensor-core seed ran fast.
+    const std::vector<Config> alone = {fallback, other_tc_seed, tc_seed, simt_seed};
+    const SearchOutcome seeds_alone = search(configs, alone, Strategy::Climb, parse_budget("3"), seed, speed, {}, fit_alone);
+    ASSERT_EQ(seeds_alone.log.size(), 3u);
+    EXPECT_EQ(seeds_alone.log[1].config, other_tc_seed);
+    EXPECT_EQ(seeds_alone.log[2].config, simt_seed) << to_string(seeds_alone.log[2].config);
   }
 }
 

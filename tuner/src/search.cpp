@@ -233,14 +233,14 @@ double predicted_rate(const Searcher& searcher, const std::vector<Config>& candi
   return predict(candidates[first], searcher.rate(first), to);
 }
 
-// Orders the starts from `from` on (the seeds, before each is measured) by predicted_rate, fastest
-// first, the given order among equal predictions: a seed whose blocks pad the problem or leave the
-// last wave half empty is measured after those that fit it, which at a budget of 4 measures the
-// better-fitting seeds (on the Hopper caches, seeds alone: 0.84 and 0.82 of the best where the
-// given order gave 0.83 and 0.78); and once the store's configs and a step have measured a family
-// here, its seeds rank by that family's rate (replayed at budget 8: 595 of 632 problems within 2 %
-// of the best from a store of the others, 543 of 580 from the committed stores, where ranking
-// every seed from the default gave 592 and 542; docs/tuning.md).
+// Orders the starts from `from` on (the seeds) by predicted_rate, fastest first, the given order
+// among equal predictions: a seed whose blocks pad the problem or leave the last wave half empty is
+// measured after those that fit it, which at a budget of 4 measures the better-fitting seeds (on
+// the Hopper caches, seeds alone: 0.84 and 0.82 of the best where the given order gave 0.83 and
+// 0.78); and where the store's configs and a step have measured a family here, its seeds rank by
+// that family's rate (replayed at budget 8: 595 of 632 problems within 2 % of the best from a
+// store of the others, 543 of 580 from the committed stores, where ranking every seed from the
+// default gave 592 and 542; docs/tuning.md).
 void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, const Searcher& searcher,
                          const std::vector<Config>& candidates, const Predict& predict) {
   if (!predict || from >= starts.size()) return;
@@ -270,10 +270,13 @@ std::optional<std::size_t> beside_the_fastest(const Searcher& searcher, const st
 }
 
 // Measures the starts (past the first `step_after`, at least the first, in order_by_prediction's
-// order as the measurements come), then steps beside the fastest config measured while budget is left, and from a random
-// unmeasured candidate where every measured config's neighbours are measured. Where `step_after`
-// of the starts are followed by others, one step beside the fastest of those first ones comes
-// before the others are measured.
+// order from what was measured before them), then steps beside the fastest config measured while
+// budget is left, and from a random unmeasured candidate where every measured config's neighbours
+// are measured. Where `step_after` of the starts are followed by others, one step beside the
+// fastest of those first ones comes before the others are measured. The seeds are ranked once:
+// ranked again after each, a family's first seed measured pulls its siblings ahead of the other
+// families' seeds, and with the seeds alone a budget of 4 measures fewer families (replayed, 261
+// of 632 problems within 2 % of the best against 310).
 void climb(Searcher& searcher, const std::vector<Config>& candidates, std::vector<std::size_t> starts,
            std::size_t step_after, const Predict& predict, std::mt19937_64& rng) {
   const Neighbourhood neighbourhood(candidates);
@@ -285,7 +288,7 @@ void climb(Searcher& searcher, const std::vector<Config>& candidates, std::vecto
   };
   for (std::size_t n = 0; n < starts.size(); ++n) {
     if (searcher.exhausted()) return;
-    if (n >= std::max<std::size_t>(1, step_after)) order_by_prediction(starts, n, searcher, candidates, predict);
+    if (n == std::max<std::size_t>(1, step_after)) order_by_prediction(starts, n, searcher, candidates, predict);
     searcher.measure(starts[n]);
     if (n + 1 == step_after && n + 1 != starts.size() && !searcher.exhausted()) step();
   }

@@ -67,8 +67,8 @@ using Predict = std::function<double(const Config& from, double from_gflops, con
 // (the space default and the store's configs: the starts most likely near the best), it takes
 // one such step after the first `step_after` starts, before it measures the others (the seeds).
 // The starts past the first `step_after` (past the first where none) are measured in the order
-// `predict` ranks them, each from the measured configs of its kernel family (from the first
-// start where none is measured yet), ranked again before each; the given order among equal
+// `predict` ranks them before the first of them, each from the configs of its kernel family
+// measured by then (from the first start where none is), the given order among equal
 // predictions.
 // `seed` makes Random and Climb repeatable.
 SearchOutcome search(const std::vector<Config>& candidates, const std::vector<Config>& starts, Strategy strategy,
