@@ -323,8 +323,9 @@ TEST(Search, ClimbStepsFromTheStoresBestBeforeMeasuringTheSeeds) {
 }
 
 // The seeds after the first start (the default) are measured in the order the model predicts
-// them fastest from the default's rate, the given order among equal predictions; the store's
-// configs (the first step_after starts) keep their order.
+// them fastest (here every config is of one family, and the prediction the same from any), the
+// given order among equal predictions; the store's configs (the first step_after starts) keep
+// their order.
 TEST(Search, SeedsAreMeasuredInThePredictedOrder) {
   const auto configs = grid_of_configs();
   const std::vector<Config> starts = {configs[0], configs[10], configs[20], configs[30], configs[40]};
