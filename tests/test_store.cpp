@@ -1158,6 +1158,26 @@ TEST(DispatchModel, FactorsOfOneConfig) {
   EXPECT_EQ(empty.depth, 1);
 }
 
+// A TF32 warpgroup team (fp32 `_wg`) fills its slab pipeline while the other teams its SM runs at
+// once multiply: its fixed cost is shared among the grid's teams an SM holds, up to the SM's slots
+// (two teams of 128 threads). Other families, and a grid of fewer teams than SMs, keep it whole.
+TEST(DispatchModel, ATf32WarpgroupTeamsFixedCostIsSharedWithTheTeamsBesideIt) {
+  const Config wg = parse_config("mb128_nb64_kb32_tm128_tn64_team128_st3_wg");
+  ASSERT_EQ(team_slots(wg, kHundredSmGpu), 200);
+  EXPECT_DOUBLE_EQ(config_fit(gemm_f32(128 * 50, 64, 1024), wg, kHundredSmGpu).fixed_depth, 96);   // 50 teams
+  EXPECT_DOUBLE_EQ(config_fit(gemm_f32(128 * 150, 64, 1024), wg, kHundredSmGpu).fixed_depth, 48);  // 150 teams
+  EXPECT_DOUBLE_EQ(config_fit(gemm_f32(128 * 400, 64, 1024), wg, kHundredSmGpu).fixed_depth, 48);  // past the slots
+  Config split = wg;
+  split.ks = 4;  // 50 blocks in 200 teams
+  EXPECT_DOUBLE_EQ(config_fit(gemm_f32(128 * 50, 64, 1024), split, kHundredSmGpu).fixed_depth, 48);
+  const Config tc = parse_config("mb128_nb64_kb32_tm64_tn32_team128_st3_tc");
+  EXPECT_DOUBLE_EQ(config_fit(gemm_f32(128 * 150, 64, 1024), tc, kHundredSmGpu).fixed_depth, 96);
+  Problem f16 = gemm_f32(128 * 150, 64, 1024);
+  f16.dtype = DType::F16;
+  const Config wg16 = parse_config("mb64_nb64_kb64_tm64_tn64_team128_st3_wg");
+  EXPECT_DOUBLE_EQ(config_fit(f16, wg16, kHundredSmGpu).fixed_depth, 3 * 64);
+}
+
 TEST(DispatchModel, PredictionScalesTheMeasuredRateByFit) {
   // 2 x 128 x 64 x 256 flops at 1 GFLOP/s: 4.2 ms a call, of which one launch.
   const TunedEntry source{gemm_f32(128, 64, 256), parse_config("mb64_nb64_kb32_tm8_tn4_team128"), 1, 0.5, 10};

@@ -19,9 +19,9 @@
 // slots = the teams the device runs at full speed at once (team_slots); Kt = the K extent one
 // team walks (split K's share of the slabs). K0 is a team's fixed cost in K steps: on GPUs the
 // slab pipeline's fill, slab buffers x kb (the first slabs' global-memory latency is not hidden
-// behind arithmetic); on hosts kHostFixedDepth, a few steps for writing the C block once. Both
-// follow how a store's best rates at one M and N grow with K (docs/gpu-notes.md, "Measurements
-// behind the code").
+// behind arithmetic), for fp32 `_wg` teams shared among the teams an SM runs at once; on hosts
+// kHostFixedDepth, a few steps for writing the C block once. Both follow how a store's best rates
+// at one M and N grow with K (docs/gpu-notes.md, "Measurements behind the code").
 //
 // The overhead (overhead_seconds) is what a call spends besides multiplying. On GPUs each kernel
 // launch has a fixed cost (kGpuLaunchSeconds): a split call launches two, the multiply and the
@@ -109,7 +109,7 @@ struct ConfigFit {
   int splits = 1;    // the K ranges a block's teams walk (split_slabs)
   int slots = 1;
   int team_depth = 0;   // Kt: the K extent one team walks
-  int fixed_depth = 0;  // K0: a team's fixed cost in K steps
+  double fixed_depth = 0;  // K0: a team's fixed cost in K steps
 
   double product() const { return padding * fill * depth; }
 };
