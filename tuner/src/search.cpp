@@ -137,6 +137,8 @@ class Searcher {
   }
   bool visited(std::size_t i) const { return measured_[i] >= 0; }
   double rate(std::size_t i) const { return measured_[i]; }
+  // The candidates measured so far, in the order measured.
+  const std::vector<std::size_t>& measured_in_order() const { return visited_; }
   // The candidates measured so far, fastest first (in the order measured among equal rates).
   std::vector<std::size_t> visited_fastest_first() const {
     std::vector<std::size_t> order = visited_;
@@ -172,15 +174,14 @@ class Searcher {
   SearchOutcome outcome_;
 };
 
-// Sorts the candidate indices [first, last) by the rate `predict` gives each from `from`
-// measured at `from_gflops`, fastest first, keeping their order among equal predictions; each
-// prediction made once.
-void sort_by_prediction(std::vector<std::size_t>::iterator first, std::vector<std::size_t>::iterator last,
-                        const std::vector<Config>& candidates, const Config& from, double from_gflops, const Predict& predict) {
+// Sorts the candidate indices [first, last) by `rate_of` each, fastest first, keeping their order
+// among equal rates; each rate worked out once.
+template <class RateOf>
+void sort_by_rate(std::vector<std::size_t>::iterator first, std::vector<std::size_t>::iterator last, const RateOf& rate_of) {
   std::vector<std::pair<double, std::size_t>> ranked;
-  for (auto i = first; i != last; ++i) ranked.push_back({predict(from, from_gflops, candidates[*i]), *i});
+  for (auto i = first; i != last; ++i) ranked.push_back({rate_of(*i), *i});
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (const auto& [prediction, i] : ranked) *first++ = i;
+  for (const auto& [rate, i] : ranked) *first++ = i;
 }
 
 // Whether `to` is `from` with one slab buffer more: its neighbour along the buffers, deeper (0,
@@ -209,7 +210,8 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
                                            std::size_t here, double here_gflops, const Predict& predict,
                                            std::mt19937_64& rng) {
   std::shuffle(near.begin(), near.end(), rng);
-  if (predict && here_gflops > 0) sort_by_prediction(near.begin(), near.end(), candidates, candidates[here], here_gflops, predict);
+  if (predict && here_gflops > 0)
+    sort_by_rate(near.begin(), near.end(), [&](std::size_t j) { return predict(candidates[here], here_gflops, candidates[j]); });
   const Config& from = candidates[here];
   if (from.warpgroups())
     std::stable_partition(near.begin(), near.end(), [&](std::size_t j) { return candidates[j].kb >= from.kb; });
@@ -227,7 +229,7 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
 double predicted_rate(const Searcher& searcher, const std::vector<Config>& candidates, std::size_t first, const Config& to,
                       const Predict& predict) {
   double fastest = 0;
-  for (std::size_t i : searcher.visited_fastest_first())
+  for (std::size_t i : searcher.measured_in_order())
     if (searcher.rate(i) > 0 && candidates[i].family == to.family) fastest = std::max(fastest, predict(candidates[i], searcher.rate(i), to));
   if (fastest > 0 || searcher.rate(first) <= 0) return fastest;
   return predict(candidates[first], searcher.rate(first), to);
@@ -244,11 +246,9 @@ double predicted_rate(const Searcher& searcher, const std::vector<Config>& candi
 void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, const Searcher& searcher,
                          const std::vector<Config>& candidates, const Predict& predict) {
   if (!predict || from >= starts.size()) return;
-  std::vector<std::pair<double, std::size_t>> ranked;
-  for (std::size_t n = from; n < starts.size(); ++n)
-    ranked.push_back({predicted_rate(searcher, candidates, starts.front(), candidates[starts[n]], predict), starts[n]});
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::size_t n = from; n < starts.size(); ++n) starts[n] = ranked[n - from].second;
+  const std::size_t first = starts.front();
+  sort_by_rate(starts.begin() + std::ptrdiff_t(from), starts.end(),
+               [&](std::size_t i) { return predicted_rate(searcher, candidates, first, candidates[i], predict); });
 }
 
 // Where a climb steps next: the unmeasured neighbour (in in_climbing_order) of the fastest
