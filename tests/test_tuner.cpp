@@ -1225,9 +1225,9 @@ TEST(SearchSpace, ASmallFp32ProblemOnAGpuStartsFromFewerStoredConfigs) {
   EXPECT_EQ(store_starts(host, small, host.header.device, legal).size(), kStoreStarts);
 }
 
-// The store's starts take one config a stored shape, in one split: the model proposes a stored
-// config split every way that fits a thin shape, and a climb steps along a start's splits itself,
-// so the other starts go to other shapes' configs.
+// The store's starts take one config a stored shape: the model proposes a stored config split
+// every way that fits a thin shape, and a climb steps along a start's splits itself, so the other
+// starts go to other shapes' configs.
 // A store of split_pricing_gpu() holding two neighbours of thin_grid(), twice as wide and twice as
 // deep, each with a config the model proposes split every way that fits the thin grid.
 struct ThinGridNeighbours {
@@ -1263,10 +1263,34 @@ TEST(SearchSpace, TheStoresStartsTakeOneConfigAStoredShape) {
   Config unsplit = starts[0];
   unsplit.ks = 1;
   EXPECT_EQ(starts[2], unsplit) << to_string(starts[2]);
-  EXPECT_FALSE(split_otherwise(starts.front(), {simt, tensor_cores}));  // unsplit starts do not count
-  Config split_again = starts.front();
-  split_again.ks = starts.front().ks == 2 ? 4 : 2;
-  EXPECT_TRUE(split_otherwise(split_again, starts)) << to_string(split_again);
+}
+
+// One config is offered in two splits at most (kStartSplits), the unsplit form apart: where three
+// stored shapes won it, the third gives no third split. The model prices a split's waves only
+// roughly, so its second split is worth a start; more would take the places of other kernels.
+TEST(SearchSpace, TheStoresStartsOfferAConfigInTwoSplitsAtMost) {
+  ThinGridNeighbours n;
+  Problem wider = n.thin, deeper = n.thin, both = n.thin;
+  wider.n *= 4, deeper.k *= 4, both.n *= 2, both.k *= 2;
+  ConfigStore store;
+  store.header.device = n.gpu;
+  for (const Problem& p : {wider, deeper, both}) store.put({p, n.tensor_cores, 900, 50, 10});
+  const std::vector<Config> starts = store_starts(store, n.thin, n.gpu, [](const Config&) { return true; });
+  std::set<int> splits;
+  for (const Config& c : starts) {
+    Config unsplit = c;
+    unsplit.ks = 1;
+    EXPECT_EQ(unsplit, n.tensor_cores) << to_string(c);
+    if (c.ks > 1) splits.insert(c.ks);
+  }
+  EXPECT_EQ(splits.size(), kStartSplits);
+  EXPECT_GT(splits.size(), 1u);  // a second split of the config three shapes won
+  ASSERT_FALSE(starts.empty());
+  Config third = starts.front();
+  for (int ks : kGpuSplitCounts)
+    if (ks > 1 && !splits.count(ks)) third.ks = ks;
+  EXPECT_TRUE(splits_taken(third, starts)) << to_string(third);
+  EXPECT_FALSE(splits_taken(starts.front(), {n.simt, n.tensor_cores}));  // unsplit starts do not count
 }
 
 // Where the store offers only split configs, the last start gives way to the first one unsplit:

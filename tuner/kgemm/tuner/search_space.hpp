@@ -174,23 +174,30 @@ inline bool small_gpu_fp32_problem(const Problem& problem, const RatePrediction&
          problem.flops() / (dispatched.gflops * 1e9) < kSmallProblemSeconds;
 }
 
-// Whether `starts` hold `config` split along K another way, both split. The model proposes each
-// stored config with every split that fits (rank_stored_configs), and a climb steps along the
-// splits of a start anyway, so a second split of one config (won by two stored shapes) would take
-// the place of another kernel or block. The unsplit form counts apart: whether a config runs
-// faster split or unsplit depends on how many of its teams an SM holds, which the model leaves out
-// (a `_wg` block on a grid just short of the SMs).
-inline bool split_otherwise(const Config& config, const std::vector<Config>& starts) {
-  return config.ks > 1 && std::any_of(starts.begin(), starts.end(), [&](Config start) {
-           if (start.ks == 1) return false;
+// How many splits of one config a search's starts hold at most, besides the config unsplit
+// (splits_taken), and whether `starts` hold that many of `config` split other ways. The model
+// proposes each stored config with every split that fits (rank_stored_configs), and a climb steps
+// along a start's splits, so more of them would take the places of other kernels and blocks. But
+// a split config's rate moves with the waves its teams fill, which the model prices only roughly:
+// a grid of 20 `_wg` blocks split 8, 16 or 32 ways ran at 0.93, 0.84 and 1.00 of its best (a step
+// from 8 never reaches 32). So where two stored shapes won one config, its second split is a start
+// of its own: replayed at budget 8 (docs/tuning.md), two put 600 of 632 problems within 2 % of the
+// best from a store of the others and 547 of 580 from the committed stores, where one gives 596
+// and 542 and any number 599 and 544. The unsplit form counts apart: whether a config runs faster
+// split or unsplit depends on how many of its teams an SM holds, which the model leaves out (a
+// `_wg` block on a grid just short of the SMs).
+inline constexpr std::size_t kStartSplits = 2;
+inline bool splits_taken(const Config& config, const std::vector<Config>& starts) {
+  return config.ks > 1 && std::size_t(std::count_if(starts.begin(), starts.end(), [&](Config start) {
+           if (start.ks == 1 || start.ks == config.ks) return false;
            start.ks = config.ks;
            return start == config;
-         });
+         })) >= kStartSplits;
 }
 
 // The configs a store offers a search of `problem` on the device `here`, at most `count` (the
-// first kSmallProblemStoreStarts of them for a small fp32 problem on a GPU), each once, in one
-// split at most besides unsplit (split_otherwise), at most one a stored shape, and each one
+// first kSmallProblemStoreStarts of them for a small fp32 problem on a GPU), each once, in
+// kStartSplits splits at most besides unsplit (splits_taken), at most one a stored shape, and each one
 // `legal` takes: first what dispatch would run (the problem's own entry or, where the
 // store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store may
 // be another device's), so a search never ends below it; then the model's next best winners of
@@ -213,7 +220,7 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
       if (starts.size() >= up_to) return;
       if (std::find(sources.begin(), sources.end(), candidate.source.problem) == sources.end() &&
           std::find(starts.begin(), starts.end(), candidate.config) == starts.end() &&
-          !split_otherwise(candidate.config, starts) && !(new_class && class_started(candidate.config)) &&
+          !splits_taken(candidate.config, starts) && !(new_class && class_started(candidate.config)) &&
           legal(candidate.config)) {
         starts.push_back(candidate.config);
         sources.push_back(candidate.source.problem);
