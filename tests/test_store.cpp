@@ -1303,6 +1303,36 @@ TEST(DispatchModel, PredictionMovesTheSumPassFromTheSourceToTheProblem) {
   EXPECT_DOUBLE_EQ(r.gflops, multiply_gflops * r.busy * r.trust);
 }
 
+// A split latency counts as overhead on either side where the call is split, and nowhere else:
+// taken out of a split source's measured time, and added to a split config's time here.
+TEST(DispatchModel, ASplitLatencyWeighsOnSplitCallsOnly) {
+  const DeviceInfo gpu = with_bandwidth(kHundredSmGpu, 1000);
+  const Config unsplit = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
+  Config split = unsplit;
+  split.ks = 2;
+  constexpr double kLatency = 3e-6;
+  const Problem here = gemm_f32(256, 64, 256);
+  for (const Config& stored : {unsplit, split}) {
+    const TunedEntry source{gemm_f32(128, 64, 256), stored, 10, 5, 10};
+    const RatePrediction whole = predict_rate(here, source, unsplit, gpu, gpu, std::nullopt, kLatency);
+    const RatePrediction cut = predict_rate(here, source, split, gpu, gpu, std::nullopt, kLatency);
+    const RatePrediction cut_without = predict_rate(here, source, split, gpu);
+    // Whole here: the same from a whole source; from a split one, faster (it multiplied faster).
+    if (stored.ks == 1)
+      EXPECT_DOUBLE_EQ(whole.gflops, predict_rate(here, source, unsplit, gpu).gflops);
+    else
+      EXPECT_GT(whole.gflops, predict_rate(here, source, unsplit, gpu).gflops);
+    const double source_s = 2.0 * 128 * 64 * 256 / 10e9;
+    const double source_overhead_s = overhead_seconds(cut.on_source, stored, gpu) + (stored.ks > 1 ? kLatency : 0);
+    EXPECT_DOUBLE_EQ(cut.source_busy, 1 - source_overhead_s / source_s) << to_string(stored);
+    const double multiply_gflops = 10 / cut.source_busy * cut.on_problem.product() / cut.on_source.product();
+    const double multiply_s = here.flops() / (multiply_gflops * 1e9);
+    const double overhead_s = overhead_seconds(cut.on_problem, split, gpu) + kLatency;
+    EXPECT_DOUBLE_EQ(cut.busy, multiply_s / (multiply_s + overhead_s)) << to_string(stored);
+    if (stored.ks == 1) EXPECT_LT(cut.gflops, cut_without.gflops);
+  }
+}
+
 // One entry, unsplit, tuned on a grid that fills the GPU (1000 teams of 256 threads on 100 SMs).
 // A shape of 50 blocks leaves half the SMs idle unsplit: with a known bandwidth the model proposes
 // the entry's config split in two (100 teams, the sum pass a fraction of a percent of the call),

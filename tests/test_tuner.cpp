@@ -1293,6 +1293,38 @@ TEST(SearchSpace, TheStoresStartsOfferAConfigInTwoSplitsAtMost) {
   EXPECT_FALSE(splits_taken(starts.front(), {n.simt, n.tensor_cores}));  // unsplit starts do not count
 }
 
+// On a GPU the store's configs after dispatch's pick are ranked with a split call's latency
+// (kStartSplitLatency): on a grid the model would split, a stored config the model prices a little
+// faster split than whole is offered whole after dispatch's pick, whose ranking has no such
+// latency. On a host nothing is split and the ranking is dispatch's.
+TEST(SearchSpace, TheStoresStartsAfterDispatchsPickPayASplitsLatency) {
+  const ThinGridNeighbours n;
+  const auto any = [](const Config&) { return true; };
+  const std::vector<RatePrediction> dispatch_ranked = rank_stored_configs(n.store, n.thin, n.gpu);
+  const std::vector<RatePrediction> start_ranked =
+      rank_stored_configs(n.store, n.thin, n.gpu, kStartTrustDecay, StoredConfigs::Winners, kStartSplitLatency);
+  ASSERT_FALSE(dispatch_ranked.empty());
+  ASSERT_FALSE(start_ranked.empty());
+  EXPECT_GT(dispatch_ranked.front().config.ks, 1);
+  const std::vector<Config> starts = store_starts(n.store, n.thin, n.gpu, any);
+  ASSERT_GE(starts.size(), 2u);
+  EXPECT_EQ(starts.front(), dispatch_ranked.front().config);
+  // Past dispatch's pick, the starts follow the ranking with the latency.
+  const auto start_rank = [&](const Config& c) {
+    return std::find_if(start_ranked.begin(), start_ranked.end(), [&](const RatePrediction& r) { return r.config == c; }) -
+           start_ranked.begin();
+  };
+  for (std::size_t i = 2; i < starts.size(); ++i) EXPECT_LT(start_rank(starts[i - 1]), start_rank(starts[i])) << i;
+  // The latency moves split configs down: each split prediction is lower, each unsplit one equal.
+  for (const RatePrediction& with : start_ranked) {
+    const RatePrediction without = predict_rate(n.thin, with.source, with.config, n.gpu, n.gpu, kStartTrustDecay);
+    if (with.config.ks > 1)
+      EXPECT_LT(with.gflops, without.gflops) << to_string(with.config);
+    else
+      EXPECT_DOUBLE_EQ(with.gflops, without.gflops) << to_string(with.config);
+  }
+}
+
 // Where the store offers only split configs, the last start gives way to the first one unsplit:
 // the model's depth and fill factors can favour splitting a small grid that runs faster whole
 // (docs/tuning.md, "Search quality"), and a budget of 8 measures no other.

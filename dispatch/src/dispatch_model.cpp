@@ -81,26 +81,27 @@ double launch_seconds(const ConfigFit& fit, const DeviceInfo& device) {
   return kGpuLaunchSeconds * (fit.splits > 1 ? 2 : 1);
 }
 
-double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device) {
-  return launch_seconds(fit, device) + sum_pass_seconds(fit, config, device);
+double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device, double split_latency_s) {
+  return launch_seconds(fit, device) + sum_pass_seconds(fit, config, device) + (fit.splits > 1 ? split_latency_s : 0);
 }
 
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
-                            const DeviceInfo& here, const DeviceInfo& there, std::optional<double> decay) {
+                            const DeviceInfo& here, const DeviceInfo& there, std::optional<double> decay,
+                            double split_latency_s) {
   RatePrediction r;
   r.source = source;
   r.config = config;
   r.on_problem = config_fit(problem, config, here);
   r.on_source = config_fit(source.problem, source.config, there);
-  // The source's overhead (launches, sum pass), taken out of its measured time. An overhead that
+  // The source's overhead (launches, sum pass, split latency), taken out of its measured time. An overhead that
   // cannot account for that time (a header edited by hand, a rate no launch allows) is not used
   // there.
   const double measured_s = source.problem.flops() / (source.gflops * 1e9);
-  const double source_overhead_s = overhead_seconds(r.on_source, source.config, there);
+  const double source_overhead_s = overhead_seconds(r.on_source, source.config, there, split_latency_s);
   r.source_busy = source_overhead_s < measured_s ? 1 - source_overhead_s / measured_s : 1;
   // A stored shape has extents >= 1 (why_bad), so its fit and rate are positive.
   const double multiply_gflops = source.gflops / r.source_busy * r.on_problem.product() / r.on_source.product();
-  const double overhead_s = overhead_seconds(r.on_problem, config, here);
+  const double overhead_s = overhead_seconds(r.on_problem, config, here, split_latency_s);
   // multiply / (multiply + overhead) as 1 / (1 + overhead / multiply): a multiply time and an
   // overhead that both overflow (a rate near 0 against a bandwidth near 0) give 0, not NaN.
   if (overhead_s > 0 && multiply_gflops > 0) r.busy = 1 / (1 + overhead_s * (multiply_gflops * 1e9) / problem.flops());
@@ -112,7 +113,8 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
 }
 
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
-                                                const DeviceInfo& here, std::optional<double> decay, StoredConfigs which) {
+                                                const DeviceInfo& here, std::optional<double> decay, StoredConfigs which,
+                                                double split_latency_s) {
   const DeviceInfo& there = store.header.device;
   std::vector<RatePrediction> ranked;
   for (const TunedEntry& stored : store.entries()) {
@@ -121,7 +123,7 @@ std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const 
     for (std::size_t i = 0; i < (which == StoredConfigs::WithRunnersUp ? rated.size() : 1); ++i) {
       const TunedEntry& entry = rated[i];
       const auto add = [&](const Config& config) {
-        ranked.push_back(predict_rate(problem, entry, config, here, there, decay));
+        ranked.push_back(predict_rate(problem, entry, config, here, there, decay, split_latency_s));
         ranked.back().exact = ranked.back().exact && i == 0;  // the winner is the problem's own pick
       };
       add(entry.config);

@@ -132,8 +132,9 @@ double sum_pass_seconds(const ConfigFit& fit, const Config& config, const Device
 // cost from 5 µs up ranks the dispatch model's picks worse).
 double launch_seconds(const ConfigFit& fit, const DeviceInfo& device);
 
-// A call's seconds outside its multiply: launch_seconds and sum_pass_seconds.
-double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device);
+// A call's seconds outside its multiply: launch_seconds and sum_pass_seconds, and for a split
+// call `split_latency_s` more (none in dispatch's ranking: predict_rate below).
+double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device, double split_latency_s = 0);
 
 // A config's predicted rate on `problem`: a stored config, or one with its K split another way.
 struct RatePrediction {
@@ -149,8 +150,14 @@ struct RatePrediction {
 // `here`: the device the problem runs on (its fit and sum pass); `there`: the device the source
 // entry was measured on (a store tuned on another device of the same architecture).
 // `decay`: trust's decay per e-fold of shape distance; the device's (trust_decay(here)) unless given.
+// `split_latency_s`: seconds a split call costs besides its launches and sum pass, at the source
+// and here. Dispatch ranks with none: its picks from the committed stores reach 0.98 of the best on
+// 386 of 580 problems of the Hopper caches, and 297 - 273 with 2 - 3 µs, whose removal from small
+// split sources' measured times inflates the rates scaled from them. The tuner ranks its searches'
+// starts with one (tuner/search_space.hpp, kStartSplitLatency).
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
-                            const DeviceInfo& here, const DeviceInfo& there, std::optional<double> decay = std::nullopt);
+                            const DeviceInfo& here, const DeviceInfo& there, std::optional<double> decay = std::nullopt,
+                            double split_latency_s = 0);
 inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,
                                    const DeviceInfo& device) {
   return predict_rate(problem, source, config, device, device);
@@ -160,8 +167,9 @@ inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& sou
 // of their splits where here's bandwidth is known, best first: the problem's own entry, then by
 // predicted rate, closer shape, the stored split and store order. The entries' rates were
 // measured on the store's device (header.device), `here` by default.
-// `decay` as predict_rate's: dispatch ranks with the device's; the tuner ranks its searches' starts
-// with its own (tuner/search_space.hpp, store_starts). `which`: the entries' winners, or their
+// `decay` and `split_latency_s` as predict_rate's: dispatch ranks with the device's decay and no
+// split latency; the tuner ranks its searches' starts with its own (tuner/search_space.hpp,
+// store_starts). `which`: the entries' winners, or their
 // runners-up too (TunedEntry::runners_up, each predicted from its own rate as a winner is; only
 // a winner is `exact`). Dispatch runs winners: on the H200's exhaustive cache fewer of the
 // model's picks reach 0.98 of the best with the runners-up among them (docs/tuning.md,
@@ -169,7 +177,7 @@ inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& sou
 enum class StoredConfigs { Winners, WithRunnersUp };
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
                                                 const DeviceInfo& here, std::optional<double> decay = std::nullopt,
-                                                StoredConfigs which = StoredConfigs::Winners);
+                                                StoredConfigs which = StoredConfigs::Winners, double split_latency_s = 0);
 inline std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem) {
   return rank_stored_configs(store, problem, store.header.device);
 }

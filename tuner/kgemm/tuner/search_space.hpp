@@ -151,6 +151,16 @@ inline std::vector<Config> seed_starts(const std::vector<Config>& seeds, const P
 // to run; among the next few, the configs of nearer shapes are more often the best.
 inline constexpr std::size_t kStoreStarts = 6;
 inline constexpr double kStartTrustDecay = 0.3;
+// The seconds a split call is taken to cost besides its launches and sum pass when the store's
+// configs are ranked as starts on a GPU (after what dispatch would run, ranked as dispatch ranks).
+// A split adds a kernel to calls that are latency more than arithmetic: on the H100, fp16 784 x
+// 128 x 512 takes 6.9 µs with the 64 x 64 `_ws` block whole and 9.0 split 2 or 4 ways, and on the
+// Hopper caches the model prices a deeper split than the best's on 53 of 340 fp16 `_ws` problems
+// and a shallower one on none. Replayed at budget 8 (docs/tuning.md), 3 µs puts 554 of 580 problems
+// within 2 % of the best from the committed stores (their smallest geometric mean 0.982 -> 0.991)
+// and 599 of 632 from a store of the others, where none gives 547 and 600 (2 µs: 554 and 598; 4:
+// 552 and 599).
+inline constexpr double kStartSplitLatency = 3e-6;
 // How many of those starts are ranked among the stored shapes' runners-up too (TunedEntry::
 // runners_up), the last ones. On the Hopper and EPYC caches one puts the most problems within 2 %
 // of the best at budget 8 (docs/tuning.md, "Runners-up"); two lose problems on two caches, all six
@@ -197,15 +207,15 @@ inline bool splits_taken(const Config& config, const std::vector<Config>& starts
 
 // The configs a store offers a search of `problem` on the device `here`, at most `count` (the
 // first kSmallProblemStoreStarts of them for a small fp32 problem on a GPU), each once, in
-// kStartSplits splits at most besides unsplit (splits_taken), at most one a stored shape, and each one
-// `legal` takes: first what dispatch would run (the problem's own entry or, where the
+// kStartSplits splits at most besides unsplit (splits_taken), at most one a stored shape, and
+// each one `legal` takes: first what dispatch would run (the problem's own entry or, where the
 // store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store may
 // be another device's), so a search never ends below it; then the model's next best winners of
-// other shapes, ranked with kStartTrustDecay; the last of them (kRunnerUpStarts) ranked among the
-// winners and runners-up together and of a block class no other start has, so that a class no
-// stored shape won is offered where the model ranks it high; where all of them are split, the last
-// replaced by the first unsplit, if legal. Empty when nothing stored or proposed can run the
-// problem here.
+// other shapes, ranked with kStartTrustDecay and on GPUs kStartSplitLatency; the last of them
+// (kRunnerUpStarts) ranked among the winners and runners-up together and of a block class no
+// other start has, so that a class no stored shape won is offered where the model ranks it high;
+// where all of them are split, the last replaced by the first unsplit, if legal. Empty when
+// nothing stored or proposed can run the problem here.
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
                                  const Legal& legal, std::size_t count = kStoreStarts) {
@@ -231,8 +241,10 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
   const auto dispatched = std::find_if(dispatch_ranked.begin(), dispatch_ranked.end(),
                                        [&](const RatePrediction& r) { return legal(r.config); });
   add(dispatch_ranked, std::min<std::size_t>(count, 1), false);
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay), count - std::min(count, kRunnerUpStarts), false);
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp), count, true);
+  const double split_latency = here.is_host() ? 0 : kStartSplitLatency;
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::Winners, split_latency),
+      count - std::min(count, kRunnerUpStarts), false);
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp, split_latency), count, true);
   // Only split configs offered: the last gives way to the first unsplit. The model's depth and
   // fill factors can favour splitting a small grid that runs faster whole, and a budget of 8
   // measures nothing else (docs/tuning.md, "Search quality").
