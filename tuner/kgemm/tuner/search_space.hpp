@@ -191,9 +191,9 @@ inline bool small_gpu_fp32_problem(const Problem& problem, const RatePrediction&
 // a split config's rate moves with the waves its teams fill, which the model prices only roughly:
 // a grid of 20 `_wg` blocks split 8, 16 or 32 ways ran at 0.93, 0.84 and 1.00 of its best (a step
 // from 8 never reaches 32). So where two stored shapes won one config, its second split is a start
-// of its own: replayed at budget 8 (docs/tuning.md), two put 600 of 632 problems within 2 % of the
-// best from a store of the others and 547 of 580 from the committed stores, where one gives 596
-// and 542 and any number 599 and 544. The unsplit form counts apart: whether a config runs faster
+// of its own: replayed at budget 8 (docs/tuning.md), two put 599 of 632 problems within 2 % of the
+// best from a store of the others and 554 of 580 from the committed stores, where one gives 595
+// and 554 (before kStartSplitLatency: two 600 and 547, one 596 and 542, any number 599 and 544). The unsplit form counts apart: whether a config runs faster
 // split or unsplit depends on how many of its teams an SM holds, which the model leaves out (a
 // `_wg` block on a grid just short of the SMs).
 inline constexpr std::size_t kStartSplits = 2;
