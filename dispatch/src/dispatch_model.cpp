@@ -93,9 +93,9 @@ RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, co
   r.config = config;
   r.on_problem = config_fit(problem, config, here);
   r.on_source = config_fit(source.problem, source.config, there);
-  // The source's overhead (launches, sum pass, split latency), taken out of its measured time. An overhead that
-  // cannot account for that time (a header edited by hand, a rate no launch allows) is not used
-  // there.
+  // The source's overhead (launches, sum pass, split latency), taken out of its measured time. An
+  // overhead that cannot account for that time (a header edited by hand, a rate no launch allows)
+  // is not used there.
   const double measured_s = source.problem.flops() / (source.gflops * 1e9);
   const double source_overhead_s = overhead_seconds(r.on_source, source.config, there, split_latency_s);
   r.source_busy = source_overhead_s < measured_s ? 1 - source_overhead_s / measured_s : 1;
