@@ -193,7 +193,8 @@ inline bool small_gpu_fp32_problem(const Problem& problem, const RatePrediction&
 // from 8 never reaches 32). So where two stored shapes won one config, its second split is a start
 // of its own: replayed at budget 8 (docs/tuning.md), two put 599 of 632 problems within 2 % of the
 // best from a store of the others and 554 of 580 from the committed stores, where one gives 595
-// and 554 (before kStartSplitLatency: two 600 and 547, one 596 and 542, any number 599 and 544). The unsplit form counts apart: whether a config runs faster
+// and 554 (before kStartSplitLatency: two 600 and 547, one 596 and 542, any number 599 and
+// 544). The unsplit form counts apart: whether a config runs faster
 // split or unsplit depends on how many of its teams an SM holds, which the model leaves out (a
 // `_wg` block on a grid just short of the SMs).
 inline constexpr std::size_t kStartSplits = 2;
