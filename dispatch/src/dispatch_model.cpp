@@ -82,7 +82,8 @@ double launch_seconds(const ConfigFit& fit, const DeviceInfo& device) {
 }
 
 double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device, double split_latency_s) {
-  return launch_seconds(fit, device) + sum_pass_seconds(fit, config, device) + (fit.splits > 1 ? split_latency_s : 0);
+  const double split_latency = !device.is_host() && fit.splits > 1 ? split_latency_s : 0;
+  return launch_seconds(fit, device) + sum_pass_seconds(fit, config, device) + split_latency;
 }
 
 RatePrediction predict_rate(const Problem& problem, const TunedEntry& source, const Config& config,

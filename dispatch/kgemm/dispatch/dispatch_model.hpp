@@ -132,8 +132,9 @@ double sum_pass_seconds(const ConfigFit& fit, const Config& config, const Device
 // cost from 5 µs up ranks the dispatch model's picks worse).
 double launch_seconds(const ConfigFit& fit, const DeviceInfo& device);
 
-// A call's seconds outside its multiply: launch_seconds and sum_pass_seconds, and for a split
-// call `split_latency_s` more (none in dispatch's ranking: predict_rate below).
+// A call's seconds outside its multiply: launch_seconds and sum_pass_seconds, and for a split GPU
+// call `split_latency_s` more (none in dispatch's ranking: predict_rate below; on hosts, where no
+// kernel is launched, none).
 double overhead_seconds(const ConfigFit& fit, const Config& config, const DeviceInfo& device, double split_latency_s = 0);
 
 // A config's predicted rate on `problem`: a stored config, or one with its K split another way.
@@ -150,8 +151,8 @@ struct RatePrediction {
 // `here`: the device the problem runs on (its fit and sum pass); `there`: the device the source
 // entry was measured on (a store tuned on another device of the same architecture).
 // `decay`: trust's decay per e-fold of shape distance; the device's (trust_decay(here)) unless given.
-// `split_latency_s`: seconds a split call costs besides its launches and sum pass, at the source
-// and here. Dispatch ranks with none: its picks from the committed stores reach 0.98 of the best on
+// `split_latency_s`: seconds a split GPU call costs besides its launches and sum pass, at the
+// source and here. Dispatch ranks with none: its picks from the committed stores reach 0.98 of the best on
 // 386 of 580 problems of the Hopper caches, and 297 - 273 with 2 - 3 µs, whose removal from small
 // split sources' measured times inflates the rates scaled from them. The tuner ranks its searches'
 // starts with one (tuner/search_space.hpp, kStartSplitLatency).

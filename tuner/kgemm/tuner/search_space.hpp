@@ -151,8 +151,8 @@ inline std::vector<Config> seed_starts(const std::vector<Config>& seeds, const P
 // to run; among the next few, the configs of nearer shapes are more often the best.
 inline constexpr std::size_t kStoreStarts = 6;
 inline constexpr double kStartTrustDecay = 0.3;
-// The seconds a split call is taken to cost besides its launches and sum pass when the store's
-// configs are ranked as starts on a GPU (after what dispatch would run, ranked as dispatch ranks).
+// The seconds a split GPU call is taken to cost besides its launches and sum pass when the store's
+// configs are ranked as starts (after what dispatch would run, ranked as dispatch ranks).
 // A split adds a kernel to calls that are latency more than arithmetic: on the H100, fp16 784 x
 // 128 x 512 takes 6.9 µs with the 64 x 64 `_ws` block whole and 9.0 split 2 or 4 ways, and on the
 // Hopper caches the model prices a deeper split than the best's on 53 of 340 fp16 `_ws` problems
@@ -193,10 +193,9 @@ inline bool small_gpu_fp32_problem(const Problem& problem, const RatePrediction&
 // from 8 never reaches 32). So where two stored shapes won one config, its second split is a start
 // of its own: replayed at budget 8 (docs/tuning.md), two put 599 of 632 problems within 2 % of the
 // best from a store of the others and 554 of 580 from the committed stores, where one gives 595
-// and 554 (before kStartSplitLatency: two 600 and 547, one 596 and 542, any number 599 and
-// 544). The unsplit form counts apart: whether a config runs faster
-// split or unsplit depends on how many of its teams an SM holds, which the model leaves out (a
-// `_wg` block on a grid just short of the SMs).
+// and 554. The unsplit form counts apart: whether a config runs faster split or unsplit depends on
+// how many of its teams an SM holds, which the model leaves out (a `_wg` block on a grid just short
+// of the SMs).
 inline constexpr std::size_t kStartSplits = 2;
 inline bool splits_taken(const Config& config, const std::vector<Config>& starts) {
   return config.ks > 1 && std::size_t(std::count_if(starts.begin(), starts.end(), [&](Config start) {
@@ -212,7 +211,7 @@ inline bool splits_taken(const Config& config, const std::vector<Config>& starts
 // each one `legal` takes: first what dispatch would run (the problem's own entry or, where the
 // store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store may
 // be another device's), so a search never ends below it; then the model's next best winners of
-// other shapes, ranked with kStartTrustDecay and on GPUs kStartSplitLatency; the last of them
+// other shapes, ranked with kStartTrustDecay and kStartSplitLatency; the last of them
 // (kRunnerUpStarts) ranked among the winners and runners-up together and of a block class no
 // other start has, so that a class no stored shape won is offered where the model ranks it high;
 // where all of them are split, the last replaced by the first unsplit, if legal. Empty when
@@ -242,10 +241,10 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
   const auto dispatched = std::find_if(dispatch_ranked.begin(), dispatch_ranked.end(),
                                        [&](const RatePrediction& r) { return legal(r.config); });
   add(dispatch_ranked, std::min<std::size_t>(count, 1), false);
-  const double split_latency = here.is_host() ? 0 : kStartSplitLatency;
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::Winners, split_latency),
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::Winners, kStartSplitLatency),
       count - std::min(count, kRunnerUpStarts), false);
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp, split_latency), count, true);
+  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp, kStartSplitLatency), count,
+      true);
   // Only split configs offered: the last gives way to the first unsplit. The model's depth and
   // fill factors can favour splitting a small grid that runs faster whole, and a budget of 8
   // measures nothing else (docs/tuning.md, "Search quality").
