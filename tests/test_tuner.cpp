@@ -381,6 +381,29 @@ TEST(Search, SeedsAreRankedOnceFromTheirOwnFamilysRate) {
   }
 }
 
+// A seed of a family nothing measured here belongs to is ranked from the fastest prediction of any
+// config measured, not from the default's alone: a SIMT store config that ran 3x the default's rate
+// prices the SIMT seed at 1.2x its own rate; from the default, the tensor-core seed (priced at 1.5x
+// whatever it is predicted from) would rank below it, from the store's config above it. The stored
+// config is a step from neither seed, so no step comes between.
+TEST(Search, AnUnmeasuredFamilysSeedsAreRankedFromTheFastestConfigMeasured) {
+  const Config fallback = parse_config("mb128_nb64_kb16_tm8_tn8_team128"), stored = parse_config("mb32_nb32_kb64_tm4_tn4_team64");
+  const Config simt_seed = parse_config("mb64_nb64_kb32_tm8_tn4_team128"), tc_seed = parse_config("mb32_nb64_kb32_tm32_tn32_team64_st3_tc");
+  const std::vector<Config> configs = {fallback, stored, simt_seed, tc_seed};
+  const auto speed = [&](const Config& c) { return Measurement{true, c == fallback ? 50.0 : c == stored ? 150.0 : 100.0, ""}; };
+  const Predict fit = [&](const Config&, double from_gflops, const Config& to) {
+    return to == tc_seed ? 1.5 * from_gflops : to == simt_seed ? 1.2 * from_gflops : from_gflops;
+  };
+  const std::vector<Config> starts = ordered_starts({fallback, simt_seed, tc_seed}, {stored});
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const SearchOutcome outcome =
+        search(configs, starts, Strategy::Climb, parse_budget("3"), seed, speed, {}, fit, step_after_starts(starts, {stored}));
+    ASSERT_EQ(outcome.log.size(), 3u);
+    EXPECT_EQ(outcome.log[1].config, stored);
+    EXPECT_EQ(outcome.log[2].config, tc_seed) << to_string(outcome.log[2].config);
+  }
+}
+
 TEST(Search, BadStrategyAndBudgetTextsAreRejected) {
   EXPECT_THROW(parse_strategy("annealing"), std::invalid_argument);
   EXPECT_THROW(parse_budget("ten"), std::invalid_argument);

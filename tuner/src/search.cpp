@@ -221,18 +221,24 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
 }
 
 // The model's guess of `to`'s rate on this problem: the fastest it predicts from a config of
-// `to`'s kernel family measured so far, or from the first start (the space default) where none of
-// that family is measured. The model prices how a block fits the shape (padding, fill, pipeline
-// depth), not what a family's instructions make of it, so a guess from another family's rate is
-// one of fit alone: from the SIMT default, a tensor-core seed whose grid fills the device less
-// ranks below a SIMT one that runs slower. 0 where nothing it could come from ran.
-double predicted_rate(const Searcher& searcher, const std::vector<Config>& candidates, std::size_t first, const Config& to,
+// `to`'s kernel family measured so far, or from any config measured where none of that family is.
+// The model prices how a block fits the shape (padding, fill, pipeline depth), not what a family's
+// instructions make of it, so a guess from another family's rate is one of fit alone: from the
+// SIMT default, a tensor-core seed whose grid fills the device less ranks below a SIMT one that
+// runs slower. From the fastest family measured rather than the default alone: a default split
+// against a short K (784 x 512 x 128 on the H200: 0.54 of the best) had priced an unmeasured
+// family's seed below the SIMT seeds a faster SIMT store config priced (docs/tuning.md). 0 where
+// nothing measured ran.
+double predicted_rate(const Searcher& searcher, const std::vector<Config>& candidates, const Config& to,
                       const Predict& predict) {
-  double fastest = 0;
-  for (std::size_t i : searcher.measured_in_order())
-    if (searcher.rate(i) > 0 && candidates[i].family == to.family) fastest = std::max(fastest, predict(candidates[i], searcher.rate(i), to));
-  if (fastest > 0 || searcher.rate(first) <= 0) return fastest;
-  return predict(candidates[first], searcher.rate(first), to);
+  double own = 0, any = 0;
+  for (std::size_t i : searcher.measured_in_order()) {
+    if (searcher.rate(i) <= 0) continue;
+    const double guess = predict(candidates[i], searcher.rate(i), to);
+    any = std::max(any, guess);
+    if (candidates[i].family == to.family) own = std::max(own, guess);
+  }
+  return own > 0 ? own : any;
 }
 
 // Orders the starts from `from` on (the seeds) by predicted_rate, fastest first, the given order
@@ -246,9 +252,8 @@ double predicted_rate(const Searcher& searcher, const std::vector<Config>& candi
 void order_by_prediction(std::vector<std::size_t>& starts, std::size_t from, const Searcher& searcher,
                          const std::vector<Config>& candidates, const Predict& predict) {
   if (!predict || from >= starts.size()) return;
-  const std::size_t first = starts.front();
   sort_by_rate(starts.begin() + std::ptrdiff_t(from), starts.end(),
-               [&](std::size_t i) { return predicted_rate(searcher, candidates, first, candidates[i], predict); });
+               [&](std::size_t i) { return predicted_rate(searcher, candidates, candidates[i], predict); });
 }
 
 // Where a climb steps next: the unmeasured neighbour (in in_climbing_order) of the fastest
