@@ -2163,6 +2163,33 @@ TEST(StoreFallback, ExactThenSameModelThenNearestCountOfTheArchitectureThenNone)
   }
 }
 
+// Beside a device's own store, its sibling is the nearest store of another device of its space and
+// architecture (the same order as above, this device's stores under any name passed over), or none.
+TEST(StoreFallback, ASiblingIsTheNearestStoreOfAnotherDeviceOfTheArchitecture) {
+  TempDir dir;
+  const SearchPath path({dir.path()});
+  const auto sibling_of = [](const DeviceInfo& device) {
+    const ServingStore sibling = find_sibling_store(device);
+    EXPECT_EQ(sibling.store.has_value(), sibling.match != StoreMatch::None);
+    EXPECT_FALSE(sibling.own);
+    return std::string(to_string(sibling.match)) + " " + fs::path(sibling.path).filename().string();
+  };
+  save_store(kStoreless, dir.file(device_slug(kStoreless) + ".yaml"));
+  save_store(kStoreless, dir.file("renamed.yaml"));
+  save_store(variant(kStoreless, "Test CPU A", 4, "test_arch-simd5"), dir.file("other-arch.yaml"));
+  EXPECT_EQ(sibling_of(kStoreless), "none ");
+  save_store(variant(kStoreless, "Test CPU C", 32), dir.file("c32.yaml"));
+  EXPECT_EQ(sibling_of(kStoreless), "sibling c32.yaml");
+  save_store(variant(kStoreless, "Test CPU B", 3), dir.file("b3.yaml"));
+  EXPECT_EQ(sibling_of(kStoreless), "sibling b3.yaml");
+  const ServingStore sibling = find_sibling_store(kStoreless);
+  EXPECT_NE(describe(sibling, kStoreless).find("sibling, same architecture, test_arch-simd9: tuned for openmp on Test CPU B"),
+            std::string::npos)
+      << describe(sibling, kStoreless);
+  // The store that serves the device is still its own.
+  EXPECT_EQ(serving_of(kStoreless), "exact " + device_slug(kStoreless) + ".yaml");
+}
+
 // Counts equally far by ratio: the larger (its configs were chosen to fill more cores or SMs);
 // then search order. A file name is searched once, in the first directory that has it.
 TEST(StoreFallback, TiesGoToTheLargerCountThenToSearchOrder) {

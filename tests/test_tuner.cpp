@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <cstdio>
@@ -1286,6 +1287,90 @@ TEST(SearchSpace, TheStoresStartsTakeOneConfigAStoredShape) {
   Config unsplit = starts[0];
   unsplit.ks = 1;
   EXPECT_EQ(starts[2], unsplit) << to_string(starts[2]);
+}
+
+// A sibling store's configs (another GPU's of the architecture) are ranked among the starts after
+// dispatch's pick, each from its rate on its own store's device: a config only the sibling won,
+// priced fastest, comes right after dispatch's pick, which stays the device's own store's.
+TEST(SearchSpace, ASiblingStoresConfigsAreRankedAmongTheStartsAfterDispatchsPick) {
+  const ThinGridNeighbours n;
+  Problem wide = n.thin, wider = n.thin, deep = n.thin;
+  wide.n *= 2, wider.n *= 4, deep.k *= 2;
+  ConfigStore own, sibling;
+  own.header.device = n.gpu;
+  own.put({wide, n.simt, 1000, 50, 10});
+  own.put({wider, n.simt, 1000, 50, 10});
+  sibling.header.device = n.gpu;
+  sibling.header.device.device = "Another GPU";
+  sibling.put({deep, n.tensor_cores, 9000, 50, 10});
+  const auto any = [](const Config&) { return true; };
+  const auto unsplit = [](Config c) {
+    c.ks = 1;
+    return c;
+  };
+  const std::vector<Config> alone = store_starts(own, n.thin, n.gpu, any);
+  ASSERT_FALSE(alone.empty());
+  for (const Config& c : alone) EXPECT_EQ(unsplit(c), n.simt) << to_string(c);
+  const std::vector<Config> both = store_starts(own, n.thin, n.gpu, any, kStoreStarts, &sibling);
+  ASSERT_GE(both.size(), 2u);
+  EXPECT_EQ(both[0], alone[0]);
+  EXPECT_EQ(unsplit(both[1]), n.tensor_cores) << to_string(both[1]);
+  // Priced from a rate a hundredth as fast, the sibling's config ranks after the own store's.
+  sibling.put({deep, n.tensor_cores, 90, 50, 10});
+  const std::vector<Config> slower = store_starts(own, n.thin, n.gpu, any, kStoreStarts, &sibling);
+  ASSERT_GE(slower.size(), 2u);
+  EXPECT_EQ(unsplit(slower[1]), n.simt) << to_string(slower[1]);
+}
+
+// Which other store a device's searches start from (KnownConfigs): on a GPU with a store of its
+// own, the sibling of its architecture; on a host, none (a host's rates move with cache sizes
+// another model's lack); on a device without a store, the store that serves it, alone.
+TEST(SearchSpace, AGpuWithAStoreStartsFromItsSiblingsTooAHostDoesNot) {
+  const std::string dir = ::testing::TempDir() + "kgemm_sibling_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const char* saved_path = std::getenv("KGEMM_CONFIG_PATH");
+  const std::string restore = saved_path ? saved_path : "";
+  ::setenv("KGEMM_CONFIG_PATH", dir.c_str(), 1);
+  ::unsetenv("KGEMM_CONFIG_FILE");
+  Problem problem;
+  problem.m = 96, problem.n = 80, problem.k = 64;
+  Problem near = problem, other_near = problem;  // a stored shape gives one start: two shapes
+  near.k *= 2, other_near.n *= 2;
+  const Config theirs = parse_config("mb60_nb64_kb256_tm12_tn32_team1"), ours = parse_config("mb32_nb32_kb32_tm4_tn4_team1");
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  ASSERT_EQ(why_illegal<Host>(problem, theirs), "");
+  ASSERT_EQ(why_illegal<Host>(problem, ours), "");
+  for (const bool gpu : {true, false}) {
+    const DeviceInfo here{gpu ? "cuda" : "openmp", "Test Device A", gpu ? "test_sm_99" : "test_arch-simd9", gpu ? 100 : 4,
+                          gpu ? 1000.0 : 0.0};
+    DeviceInfo other = here;
+    other.device = "Test Device B";
+    ConfigStore sibling;
+    sibling.header.device = other;
+    sibling.put({other_near, theirs, 5000, 50, 10});
+    sibling.save(dir + "/b.yaml");
+    ConfigStore own;
+    own.header.device = here;
+    own.put({near, ours, 100, 50, 10});
+    own.save(dir + "/" + device_slug(here) + ".yaml");  // the store that serves the device is its own
+    const KnownConfigs known(own, here);
+    EXPECT_EQ(known.sibling(), gpu);
+    EXPECT_EQ(known.other_description().find("b.yaml (sibling") != std::string::npos, gpu) << known.other_description();
+    const std::vector<Config> starts = known.for_problem<Host>(problem);
+    ASSERT_FALSE(starts.empty());
+    EXPECT_EQ(starts.front(), ours);
+    EXPECT_EQ(std::find(starts.begin(), starts.end(), theirs) != starts.end(), gpu) << gpu;
+    // Without a store of its own, the store that serves it alone, on both.
+    std::filesystem::remove(dir + "/" + device_slug(here) + ".yaml");
+    const KnownConfigs storeless(ConfigStore{}, here);
+    EXPECT_FALSE(storeless.sibling());
+    EXPECT_NE(storeless.other_description().find("no store of this device"), std::string::npos) << storeless.other_description();
+    const std::vector<Config> served = storeless.for_problem<Host>(problem);
+    ASSERT_FALSE(served.empty());
+    EXPECT_EQ(served.front(), theirs) << gpu;
+  }
+  if (saved_path) ::setenv("KGEMM_CONFIG_PATH", restore.c_str(), 1); else ::unsetenv("KGEMM_CONFIG_PATH");
+  std::filesystem::remove_all(dir);
 }
 
 // One config is offered in two splits at most (kStartSplits), the unsplit form apart: where three

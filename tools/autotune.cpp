@@ -216,9 +216,10 @@ void tune(const ExecSpace& space, const kgemm::cli::AutotuneOptions& options) {
   if ((options.shard || claims) && access(path.c_str(), F_OK) != 0)
     store = kgemm::ConfigStore::update(path, device, [](kgemm::ConfigStore&) {}, lock_timeout);
   const kgemm::KnownConfigs known_configs(store, device);
-  if (!known_configs.nearest_description().empty())
-    std::printf("autotune: no store of this device to start from; searches also start from %s\n",
-                known_configs.nearest_description().c_str());
+  if (!known_configs.other_description().empty())
+    std::printf(known_configs.sibling() ? "autotune: the searches' starts are also ranked from %s\n"
+                                        : "autotune: no store of this device to start from; searches also start from %s\n",
+                known_configs.other_description().c_str());
   std::vector<Row> rows;
   int index = 0, claimed_elsewhere = 0;
   for (const Request& request : todo) {

@@ -105,7 +105,8 @@ struct StorePicks {
   std::vector<kgemm::Config> starts;
 };
 std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, const kgemm::DeviceInfo& device,
-                                       const std::optional<kgemm::ConfigStore>& given) {
+                                       const std::optional<kgemm::ConfigStore>& given,
+                                       const std::optional<kgemm::ConfigStore>& sibling) {
   std::vector<kgemm::TunedEntry> bests;
   for (const Replayed& r : problems) {
     kgemm::TunedEntry entry;
@@ -136,7 +137,10 @@ std::vector<StorePicks> dispatch_picks(const std::vector<Replayed>& problems, co
         picks[p].dispatched = pick.config;
         break;
       }
-    picks[p].starts = kgemm::store_starts(others, bests[p].problem, device, is_candidate);
+    std::optional<kgemm::ConfigStore> their_others = sibling;
+    if (their_others) their_others->erase(bests[p].problem);
+    picks[p].starts = kgemm::store_starts(others, bests[p].problem, device, is_candidate, kgemm::kStoreStarts,
+                                          their_others ? &*their_others : nullptr);
   }
   return picks;
 }
@@ -210,10 +214,11 @@ std::vector<Replayed> measured_problems(const kgemm::MeasurementCache& cache, St
 // dispatch's pick, from `store` less the problem or from the cache's other problems.
 std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
                                           const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs,
-                                          const std::optional<kgemm::ConfigStore>& store) {
+                                          const std::optional<kgemm::ConfigStore>& store,
+                                          const std::optional<kgemm::ConfigStore>& sibling) {
   std::vector<Replayed> problems = measured_problems(cache, starts, judge, seed_configs);
   if (cache.device) {
-    const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device, store);
+    const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device, store, sibling);
     for (std::size_t p = 0; p < problems.size(); ++p) {
       Replayed& r = problems[p];
       if (starts == Starts::Store) add_known(r, picks[p].starts);
@@ -328,9 +333,11 @@ int main(int argc, char** argv) {
     if (!options) return 0;
     std::optional<kgemm::ConfigStore> store;
     if (options->store) store = kgemm::ConfigStore::load(*options->store);
+    std::optional<kgemm::ConfigStore> sibling;
+    if (options->sibling_store) sibling = kgemm::ConfigStore::load(*options->sibling_store);
     std::vector<Replayed> problems;
     for (const std::string& path : options->caches)
-      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->judge, options->seed_configs, store))
+      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->judge, options->seed_configs, store, sibling))
         problems.push_back(std::move(r));
     if (problems.empty())
       throw kgemm::RuntimeError("no problem in the caches was measured exhaustively (a #search line and every candidate)");

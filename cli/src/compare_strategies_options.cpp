@@ -62,6 +62,11 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
       ->capture_default_str();
   app.add_option("--store", o.store, "with --starts store: start from this store (less each problem's own\nentry), not from the cache's other problems")
       ->type_name("FILE");
+  app.add_option("--sibling-store", o.sibling_store,
+                 "with --store: the store of another device of its architecture, less each\n"
+                 "problem's own entry, whose configs the starts after dispatch's pick are\n"
+                 "also ranked among, as autotune ranks them (store_starts)")
+      ->type_name("FILE");
   app.add_list("--again", o.again,
                "exhaustive caches of the same problems measured again (another run, or\n"
                "another device of the kind): what their exhaustive search keeps, judged\n"
@@ -87,6 +92,8 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
   o.starts = starts == "seeds" ? Starts::Seeds : starts == "recorded" ? Starts::Recorded : Starts::Store;
   if (o.store && o.starts != Starts::Store)
     throw InvalidArgument("option --store: the searches start from a store only with --starts store, not " + starts);
+  if (o.sibling_store && !o.store)
+    throw InvalidArgument("option --sibling-store: a sibling's configs join the starts of a store given with --store");
   for (const auto& [dtype, texts] : seeds)
     for (const std::string& text : texts) o.seed_configs[dtype].push_back(parse_config(text));
   return o;

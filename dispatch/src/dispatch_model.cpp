@@ -137,13 +137,15 @@ std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const 
     }
   }
   // Stable: equal predictions at equal distances and splits keep store order.
-  std::stable_sort(ranked.begin(), ranked.end(), [](const RatePrediction& x, const RatePrediction& y) {
-    if (x.exact != y.exact) return x.exact;
-    if (x.gflops != y.gflops) return x.gflops > y.gflops;
-    if (x.distance != y.distance) return x.distance < y.distance;
-    return (x.config.ks == x.source.config.ks) > (y.config.ks == y.source.config.ks);
-  });
+  std::stable_sort(ranked.begin(), ranked.end(), ranks_before);
   return ranked;
+}
+
+bool ranks_before(const RatePrediction& x, const RatePrediction& y) {
+  if (x.exact != y.exact) return x.exact;
+  if (x.gflops != y.gflops) return x.gflops > y.gflops;
+  if (x.distance != y.distance) return x.distance < y.distance;
+  return (x.config.ks == x.source.config.ks) > (y.config.ks == y.source.config.ks);
 }
 
 }  // namespace kgemm

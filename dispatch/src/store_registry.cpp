@@ -120,6 +120,7 @@ const char* to_string(StoreMatch match) {
     case StoreMatch::Exact: return "exact";
     case StoreMatch::SameArch: return "same architecture";
     case StoreMatch::Named: return "named";
+    case StoreMatch::Sibling: return "sibling";
     case StoreMatch::None: break;
   }
   return "none";
@@ -178,6 +179,24 @@ auto nearness(const DeviceInfo& tuned, const DeviceInfo& device) {
   return std::make_tuple(!same_device(tuned, device), tuned.device != device.device, ratio, -tuned.threads);
 }
 
+// Of every *.yaml over the search path, the store nearest `device` among those of its space and
+// architecture (`others_only`: those of other devices), served as what it is to the device.
+ServingStore nearest_of_architecture(const DeviceInfo& device, bool others_only) {
+  std::optional<std::pair<std::string, Loaded>> nearest;
+  for (const std::string& path : stores_in_search_path()) {
+    Loaded candidate = load_leniently(path);
+    if (!candidate.store) continue;
+    const DeviceInfo& tuned = candidate.store->header.device;
+    if (tuned.space != device.space || tuned.arch != device.arch || (others_only && same_device(tuned, device))) continue;
+    // Strictly nearer only: on a tie the earlier file in search order stays.
+    if (!nearest || nearness(tuned, device) < nearness(nearest->second.store->header.device, device))
+      nearest.emplace(path, std::move(candidate));
+  }
+  if (!nearest) return {};
+  const bool own = same_device(nearest->second.store->header.device, device);
+  return served(own ? StoreMatch::Exact : StoreMatch::SameArch, nearest->first, std::move(nearest->second), device);
+}
+
 }  // namespace
 
 ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::string>& warnings) {
@@ -210,19 +229,13 @@ ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::strin
     else
       return served(StoreMatch::Exact, path, std::move(own), device);
   }
-  std::optional<std::pair<std::string, Loaded>> nearest;
-  for (const std::string& path : stores_in_search_path()) {
-    Loaded candidate = load_leniently(path);
-    if (!candidate.store) continue;
-    const DeviceInfo& tuned = candidate.store->header.device;
-    if (tuned.space != device.space || tuned.arch != device.arch) continue;
-    // Strictly nearer only: on a tie the earlier file in search order stays.
-    if (!nearest || nearness(tuned, device) < nearness(nearest->second.store->header.device, device))
-      nearest.emplace(path, std::move(candidate));
-  }
-  if (!nearest) return {};
-  const bool own = same_device(nearest->second.store->header.device, device);
-  return served(own ? StoreMatch::Exact : StoreMatch::SameArch, nearest->first, std::move(nearest->second), device);
+  return nearest_of_architecture(device, false);
+}
+
+ServingStore find_sibling_store(const DeviceInfo& device) {
+  ServingStore sibling = nearest_of_architecture(device, true);
+  if (sibling.store) sibling.match = StoreMatch::Sibling;
+  return sibling;
 }
 
 std::string generation_note(const ConfigStore& store) {
@@ -237,9 +250,11 @@ std::string describe(const ServingStore& s, const DeviceInfo& device) {
   if (s.match == StoreMatch::None) return "none for this device (space defaults)";
   const std::string tuned = s.own ? "this device's" : "tuned for " + to_string(s.store->header.device);
   const std::string rechecked = s.own ? "" : "; each entry checked for " + device.device + " before it runs";
-  const std::string why = s.match == StoreMatch::Exact   ? "exact: " + tuned
-                          : s.match == StoreMatch::Named ? "named by KGEMM_CONFIG_FILE: " + tuned + rechecked
-                                                         : "same architecture, " + device.arch +
+  const std::string why = s.match == StoreMatch::Exact     ? "exact: " + tuned
+                          : s.match == StoreMatch::Named   ? "named by KGEMM_CONFIG_FILE: " + tuned + rechecked
+                          : s.match == StoreMatch::Sibling ? "sibling, same architecture, " + device.arch + ": " + tuned +
+                                                                 ", beside this device's own, ranked with this device's facts"
+                                                           : "same architecture, " + device.arch +
                                                                ": no store of this device; " + tuned + rechecked +
                                                                ", ranked with this device's facts";
   const std::string generation = generation_note(*s.store);

@@ -25,6 +25,7 @@ struct CompareStrategiesOptions {
   Starts starts = Starts::Store;
   Judge judge = Judge::Kept;
   std::optional<std::string> store;  // --store: the store --starts store (and the dispatch check) take
+  std::optional<std::string> sibling_store;  // --sibling-store: another device's store the starts also take
   std::vector<std::string> again;     // --again: exhaustive caches of the same problems measured again
   std::map<DType, std::vector<Config>> seed_configs;  // --f32-seeds, --f16-seeds
   bool per_problem = false;

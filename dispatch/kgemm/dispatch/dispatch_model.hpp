@@ -176,6 +176,9 @@ inline RatePrediction predict_rate(const Problem& problem, const TunedEntry& sou
 // model's picks reach 0.98 of the best with the runners-up among them (docs/tuning.md,
 // "Runners-up").
 enum class StoredConfigs { Winners, WithRunnersUp };
+// Whether `a` comes before `b` in rank_stored_configs' order (the problem's own entry, then
+// predicted rate, closer shape, the stored split): rankings of two stores merge by it.
+bool ranks_before(const RatePrediction& a, const RatePrediction& b);
 std::vector<RatePrediction> rank_stored_configs(const ConfigStore& store, const Problem& problem,
                                                 const DeviceInfo& here, std::optional<double> decay = std::nullopt,
                                                 StoredConfigs which = StoredConfigs::Winners, double split_latency_s = 0);

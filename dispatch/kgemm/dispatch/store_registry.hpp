@@ -42,8 +42,10 @@ enum class StoreMatch {
   SameArch,  // no store of this device: the nearest of another device of its space and architecture
   Named,     // $KGEMM_CONFIG_FILE, whichever device of the space it was tuned for
   None,      // the space defaults
+  Sibling,   // beside this device's own store: the nearest of another device of its space and
+             // architecture (find_sibling_store; the tuner's starts, never dispatch)
 };
-// "exact", "same architecture", "named", "none".
+// "exact", "same architecture", "named", "none", "sibling".
 const char* to_string(StoreMatch match);
 
 // The store that serves a device, read leniently (its bad entries left out, and listed in
@@ -77,6 +79,11 @@ struct ServingStore {
 // What was wrong on the way (a named or own store that did not load, a file named for this device
 // that holds another's) is appended to `warnings`, one line each.
 ServingStore find_serving_store(const DeviceInfo& device, std::vector<std::string>& warnings);
+// The store nearest `device` among those of other devices of its space and architecture (step 3
+// above with this device's own stores passed over; Sibling), or None: where a device has a store
+// of its own, the tuner's searches also start from this one's configs, which hold shapes its own
+// may lack (tuner/tune_problem.hpp, KnownConfigs). Dispatch never reads it.
+ServingStore find_sibling_store(const DeviceInfo& device);
 // One line for messages and tools: the path and why it serves, or that none does; and where some
 // of its entries are of an older kernel generation than the code's, generation_note's words.
 std::string describe(const ServingStore& serving, const DeviceInfo& device);

@@ -5,6 +5,7 @@
 // than the problem (they only add padding), K splits where they cannot pay and products
 // grouped per team where they are larger than a block.
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -214,11 +215,13 @@ inline bool splits_taken(const Config& config, const std::vector<Config>& starts
 // other shapes, ranked with kStartTrustDecay and kStartSplitLatency; the last of them
 // (kRunnerUpStarts) ranked among the winners and runners-up together and of a block class no
 // other start has, so that a class no stored shape won is offered where the model ranks it high;
-// where all of them are split, the last replaced by the first unsplit, if legal. Empty when
-// nothing stored or proposed can run the problem here.
+// where all of them are split, the last replaced by the first unsplit, if legal. `sibling`: another
+// device's store (KnownConfigs) whose configs the model's next best are ranked among too, each
+// from its rate on that store's device (ranks_before orders the two rankings as one); dispatch's
+// pick stays `store`'s. Empty when nothing stored or proposed can run the problem here.
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
-                                 const Legal& legal, std::size_t count = kStoreStarts) {
+                                 const Legal& legal, std::size_t count = kStoreStarts, const ConfigStore* sibling = nullptr) {
   std::vector<Config> starts;
   std::vector<Problem> sources;  // the stored shape each start comes from
   // `new_class`: only configs of a block class no start has.
@@ -241,10 +244,17 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
   const auto dispatched = std::find_if(dispatch_ranked.begin(), dispatch_ranked.end(),
                                        [&](const RatePrediction& r) { return legal(r.config); });
   add(dispatch_ranked, std::min<std::size_t>(count, 1), false);
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::Winners, kStartSplitLatency),
-      count - std::min(count, kRunnerUpStarts), false);
-  add(rank_stored_configs(store, problem, here, kStartTrustDecay, StoredConfigs::WithRunnersUp, kStartSplitLatency), count,
-      true);
+  const auto ranked_starts = [&](StoredConfigs which) {
+    std::vector<RatePrediction> ours = rank_stored_configs(store, problem, here, kStartTrustDecay, which, kStartSplitLatency);
+    if (!sibling) return ours;
+    const std::vector<RatePrediction> theirs =
+        rank_stored_configs(*sibling, problem, here, kStartTrustDecay, which, kStartSplitLatency);
+    std::vector<RatePrediction> both;
+    std::merge(ours.begin(), ours.end(), theirs.begin(), theirs.end(), std::back_inserter(both), ranks_before);
+    return both;
+  };
+  add(ranked_starts(StoredConfigs::Winners), count - std::min(count, kRunnerUpStarts), false);
+  add(ranked_starts(StoredConfigs::WithRunnersUp), count, true);
   // Only split configs offered: the last gives way to the first unsplit. The model's depth and
   // fill factors can favour splitting a small grid that runs faster whole, and a budget of 8
   // measures nothing else (docs/tuning.md, "Search quality").
@@ -269,8 +279,10 @@ std::vector<Config> store_starts(const ConfigStore& store, const Problem& proble
   return starts;
 }
 template <class ExecSpace>
-std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here) {
-  return store_starts(store, problem, here, [&](const Config& c) { return why_illegal<ExecSpace>(problem, c).empty(); });
+std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
+                                 const ConfigStore* sibling = nullptr) {
+  return store_starts(store, problem, here, [&](const Config& c) { return why_illegal<ExecSpace>(problem, c).empty(); },
+                      kStoreStarts, sibling);
 }
 // The same from the store's own device's facts (a store of this device).
 template <class ExecSpace>
