@@ -1156,7 +1156,7 @@ TEST(SearchSpace, TheStoresNextStartsPreferNearShapes) {
       store.put({other, legal[i], 1, 50, 10});
     }
     const std::vector<Config> starts = store_starts<Space>(store, unseen);
-    ASSERT_EQ(starts.size(), kStoreStarts) << Space::name();
+    ASSERT_EQ(starts.size(), store.header.device.is_host() ? kHostStoreStarts : kStoreStarts) << Space::name();
     EXPECT_EQ(starts[0], legal[2]) << Space::name();
     EXPECT_EQ(starts[1], legal[1]) << Space::name();
     EXPECT_EQ(starts[2], legal[0]) << Space::name();
@@ -1204,8 +1204,8 @@ TEST(SearchSpace, TheLastStoreStartMayBeARunnerUpOfAShapeNotYetStartedFrom) {
 }
 
 // A small fp32 problem on a GPU keeps the first kSmallProblemStoreStarts of the store's starts
-// (the seeds come sooner); a problem the model prices slower, a fp16 one or one on a host keeps
-// kStoreStarts.
+// (the seeds come sooner); a problem the model prices slower or a fp16 one keeps kStoreStarts, one
+// on a host kHostStoreStarts (whatever its size).
 TEST(SearchSpace, ASmallFp32ProblemOnAGpuStartsFromFewerStoredConfigs) {
   Problem small;
   small.m = 196, small.n = 256, small.k = 128;
@@ -1246,7 +1246,11 @@ TEST(SearchSpace, ASmallFp32ProblemOnAGpuStartsFromFewerStoredConfigs) {
   EXPECT_EQ(store_starts(fast16, small16, fast16.header.device, legal).size(), kStoreStarts);
   const ConfigStore host = store_at(DType::F32, 1e6, device_info<Kokkos::DefaultHostExecutionSpace>());
   ASSERT_LT(predicted_seconds(host, small), kSmallProblemSeconds);
-  EXPECT_EQ(store_starts(host, small, host.header.device, legal).size(), kStoreStarts);
+  EXPECT_EQ(store_starts(host, small, host.header.device, legal).size(), kHostStoreStarts);
+  EXPECT_LT(kHostStoreStarts, kStoreStarts);
+  Problem large_on_host = small;
+  large_on_host.m *= 64;
+  EXPECT_EQ(store_starts(host, large_on_host, host.header.device, legal).size(), kHostStoreStarts);
 }
 
 // The store's starts take one config a stored shape: the model proposes a stored config split

@@ -151,6 +151,12 @@ inline std::vector<Config> seed_starts(const std::vector<Config>& seeds, const P
 // On GPUs a rate's fit to the shape is the better guess of which one config
 // to run; among the next few, the configs of nearer shapes are more often the best.
 inline constexpr std::size_t kStoreStarts = 6;
+// On hosts one fewer, so that budget 8 takes two steps: a host's best config is more often a step
+// or two from a stored one (mb, nb, kb move in small steps there) than another shape's winner.
+// On the two EPYC caches five put 47 of 52 problems within 2 % of the best at budget 8 from a
+// store of each one's other problems (six: 44; four: 46; three: 45) and 45 from the committed
+// EPYC store (six: 42; four: 46); at budget 40, 50 against 49 (docs/tuning.md).
+inline constexpr std::size_t kHostStoreStarts = 5;
 inline constexpr double kStartTrustDecay = 0.3;
 // The seconds a split GPU call is taken to cost besides its launches and sum pass when the store's
 // configs are ranked as starts (after what dispatch would run, ranked as dispatch ranks).
@@ -206,8 +212,9 @@ inline bool splits_taken(const Config& config, const std::vector<Config>& starts
          })) >= kStartSplits;
 }
 
-// The configs a store offers a search of `problem` on the device `here`, at most `count` (the
-// first kSmallProblemStoreStarts of them for a small fp32 problem on a GPU), each once, in
+// The configs a store offers a search of `problem` on the device `here`, at most `count` (on a
+// host kHostStoreStarts; the first kSmallProblemStoreStarts of them for a small fp32 problem on a
+// GPU), each once, in
 // kStartSplits splits at most besides unsplit (splits_taken), at most one a stored shape, and
 // each one `legal` takes: first what dispatch would run (the problem's own entry or, where the
 // store lacks it, the dispatch model's best: rank_stored_configs with here's facts, the store may
@@ -222,6 +229,7 @@ inline bool splits_taken(const Config& config, const std::vector<Config>& starts
 template <class Legal>
 std::vector<Config> store_starts(const ConfigStore& store, const Problem& problem, const DeviceInfo& here,
                                  const Legal& legal, std::size_t count = kStoreStarts, const ConfigStore* sibling = nullptr) {
+  if (here.is_host()) count = std::min(count, kHostStoreStarts);
   std::vector<Config> starts;
   std::vector<Problem> sources;  // the stored shape each start comes from
   // `new_class`: only configs of a block class no start has.
