@@ -34,55 +34,12 @@
 #include "kgemm/tuner/store_merge.hpp"
 #include "support/cases.hpp"
 #include "support/gemm_check.hpp"
+#include "support/scoped_env.hpp"
 
 namespace kgemm::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory under the system's temp dir, removed with its contents.
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() /
-              ("kgemm-test-store-" + std::to_string(getpid()) + "-" + std::to_string(next_id()))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string path() const { return path_.string(); }
-
- private:
-  static int next_id() {
-    static int id = 0;
-    return id++;
-  }
-  fs::path path_;
-};
-
-// Sets an environment variable for the scope; dispatch re-reads its stores on entry and exit.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-    reload_config_stores();
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-    reload_config_stores();
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -2094,23 +2051,6 @@ KGEMM_CASE_TEST(DispatchTest, FindsDeviceStoreInConfigPathSilently) {
 // ---------------------------------------------------------------------------------------------
 // Which store serves a device without one of its own (find_serving_store), on synthetic devices
 // of an architecture no committed store has, with the search path reduced to test directories.
-
-// The search path is `dirs`, KGEMM_CONFIG_FILE unset; the installed stores, still searched, are
-// of other architectures than the tests'.
-class SearchPath {
- public:
-  explicit SearchPath(const std::vector<std::string>& dirs) : path_("KGEMM_CONFIG_PATH", joined(dirs)) {}
-
- private:
-  static std::string joined(const std::vector<std::string>& dirs) {
-    std::string text;
-    for (const std::string& dir : dirs) text += (text.empty() ? "" : ":") + dir;
-    return text;
-  }
-  TempDir user_;
-  ScopedEnv no_file_{"KGEMM_CONFIG_FILE", ""}, user_dir_{"XDG_DATA_HOME", user_.path()};
-  ScopedEnv path_;
-};
 
 const DeviceInfo kStoreless{"openmp", "Test CPU A", "test_arch-simd9", 4};
 

@@ -25,6 +25,7 @@
 #include "kgemm/tuner/shard.hpp"
 #include "kgemm/tuner/store_recheck.hpp"
 #include "kgemm/tuner/tune_problem.hpp"
+#include "support/scoped_env.hpp"
 
 namespace kgemm::test {
 namespace {
@@ -1330,12 +1331,8 @@ TEST(SearchSpace, ASiblingStoresConfigsAreRankedAmongTheStartsAfterDispatchsPick
 // own, the sibling of its architecture; on a host, none (a host's rates move with cache sizes
 // another model's lack); on a device without a store, the store that serves it, alone.
 TEST(SearchSpace, AGpuWithAStoreStartsFromItsSiblingsTooAHostDoesNot) {
-  const std::string dir = ::testing::TempDir() + "kgemm_sibling_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  const char* saved_path = std::getenv("KGEMM_CONFIG_PATH");
-  const std::string restore = saved_path ? saved_path : "";
-  ::setenv("KGEMM_CONFIG_PATH", dir.c_str(), 1);
-  ::unsetenv("KGEMM_CONFIG_FILE");
+  const TempDir dir;
+  const SearchPath path({dir.path()});
   Problem problem;
   problem.m = 96, problem.n = 80, problem.k = 64;
   Problem near = problem, other_near = problem;  // a stored shape gives one start: two shapes
@@ -1352,11 +1349,11 @@ TEST(SearchSpace, AGpuWithAStoreStartsFromItsSiblingsTooAHostDoesNot) {
     ConfigStore sibling;
     sibling.header.device = other;
     sibling.put({other_near, theirs, 5000, 50, 10});
-    sibling.save(dir + "/b.yaml");
+    sibling.save(dir.file("b.yaml"));
     ConfigStore own;
     own.header.device = here;
     own.put({near, ours, 100, 50, 10});
-    own.save(dir + "/" + device_slug(here) + ".yaml");  // the store that serves the device is its own
+    own.save(dir.file(device_slug(here) + ".yaml"));  // the store that serves the device is its own
     const KnownConfigs known(own, here);
     EXPECT_EQ(known.sibling(), gpu);
     EXPECT_EQ(known.other_description().find("b.yaml (sibling") != std::string::npos, gpu) << known.other_description();
@@ -1365,7 +1362,7 @@ TEST(SearchSpace, AGpuWithAStoreStartsFromItsSiblingsTooAHostDoesNot) {
     EXPECT_EQ(starts.front(), ours);
     EXPECT_EQ(std::find(starts.begin(), starts.end(), theirs) != starts.end(), gpu) << gpu;
     // Without a store of its own, the store that serves it alone, on both.
-    std::filesystem::remove(dir + "/" + device_slug(here) + ".yaml");
+    std::filesystem::remove(dir.file(device_slug(here) + ".yaml"));
     const KnownConfigs storeless(ConfigStore{}, here);
     EXPECT_FALSE(storeless.sibling());
     EXPECT_NE(storeless.other_description().find("no store of this device"), std::string::npos) << storeless.other_description();
@@ -1373,8 +1370,6 @@ TEST(SearchSpace, AGpuWithAStoreStartsFromItsSiblingsTooAHostDoesNot) {
     ASSERT_FALSE(served.empty());
     EXPECT_EQ(served.front(), theirs) << gpu;
   }
-  if (saved_path) ::setenv("KGEMM_CONFIG_PATH", restore.c_str(), 1); else ::unsetenv("KGEMM_CONFIG_PATH");
-  std::filesystem::remove_all(dir);
 }
 
 // One config is offered in two splits at most (kStartSplits), the unsplit form apart: where three

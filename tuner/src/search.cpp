@@ -225,10 +225,9 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
 // The model prices how a block fits the shape (padding, fill, pipeline depth), not what a family's
 // instructions make of it, so a guess from another family's rate is one of fit alone: from the
 // SIMT default, a tensor-core seed whose grid fills the device less ranks below a SIMT one that
-// runs slower. From the fastest family measured rather than the default alone: a default split
-// against a short K (784 x 512 x 128 on the H200: 0.54 of the best) had priced an unmeasured
-// family's seed below the SIMT seeds a faster SIMT store config priced (docs/tuning.md). 0 where
-// nothing measured ran.
+// runs slower. From any config measured, not the default alone: a default split against a short
+// K (784 x 512 x 128 on the H200: 0.54 of the best) prices an unmeasured family's seed below the
+// SIMT seeds a faster SIMT store config prices (docs/tuning.md). 0 where nothing measured ran.
 double predicted_rate(const Searcher& searcher, const std::vector<Config>& candidates, const Config& to,
                       const Predict& predict) {
   double own = 0, any = 0;
