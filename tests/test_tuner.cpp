@@ -232,6 +232,32 @@ TEST(Search, ClimbFromATensorCoreConfigStepsToOneBufferMoreFirst) {
   }
 }
 
+// Where the model predicts a neighbour of another block kBlockLeap (1.2) times here's rate or
+// more, a climb steps there first, before the buffer-more rule's deeper pipeline: the model
+// prices how a block fills the device, which that rule does not know. Predicted only 1.1 times
+// faster, the deeper pipeline comes first.
+TEST(Search, ClimbStepsFirstToABlockTheModelPredictsMuchFaster) {
+  std::vector<Config> configs;
+  for (int mb : {128, 192})
+    for (int buffers : {0, 3})
+      configs.push_back(ConfigBuilder().mb(mb).nb(64).kb(32).tm(64).tn(32).team(mb).slab_buffers(buffers).family(Family::TensorCore));
+  const Config start = configs[0], deeper = configs[1], taller = configs[2];
+  ASSERT_EQ(deeper.slab_buffers, 3);
+  ASSERT_EQ(taller.mb, 192);
+  for (const double taller_predicted : {1.5, 1.1}) {
+    const Config best = taller_predicted > 1.2 ? taller : deeper;
+    const auto speed = [&](const Config& c) { return Measurement{true, c == best ? 200.0 : c == start ? 100.0 : 50.0, ""}; };
+    const Predict prefers_taller = [&](const Config& from, double from_gflops, const Config& to) {
+      return to.mb != from.mb ? taller_predicted * from_gflops : to.slab_buffers > from.slab_buffers ? 0.9 * from_gflops : from_gflops;
+    };
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const SearchOutcome outcome = search(configs, {start}, Strategy::Climb, parse_budget("2"), seed, speed, {}, prefers_taller);
+      ASSERT_EQ(outcome.log.size(), 2u);
+      EXPECT_EQ(outcome.log[1].config, best) << "predicted " << taller_predicted << "x: " << to_string(outcome.log[1].config);
+    }
+  }
+}
+
 // Once no neighbour of the fastest config is faster, a climb steps beside the next fastest config
 // measured, not from a start far below: a config one step past the second best, two from the
 // first start, is found within the budget on every seed (the first start's six neighbours, then
