@@ -2,7 +2,8 @@
 # kgemm-compare-strategies end to end: exhaustive autotune runs on tiny shapes write a cache with
 # the device and each search's givens; `autotune retime` re-times each problem's leaders into it,
 # with a short climb's choices beside them (--store); the tool replays every strategy on it (an
-# unlimited budget keeps what exhaustive search keeps, judged either way), judges a second
+# unlimited budget keeps what exhaustive search keeps, judged either way; today's seeds for this
+# build's device are those recorded), judges a second
 # exhaustive run against it (--again), checks the dispatch model on it, and refuses what it cannot
 # use with a message: a cache of searches cut short, --starts store without the device line, a bad
 # --starts; retime refuses a cache of another device or without one, and a --store of another
@@ -69,6 +70,11 @@ grep -q '^Dispatch model' "$dir/compare.log" || { echo "no dispatch model check"
 [ "$(grep -Ec '^\| gemm_f32_nn_[^|]*\|[^|]*\|[^|]*\| +(yes|no|-) \|' "$dir/compare.log")" = 3 ] ||
   { echo "expected yes, no or - for the best's class among the store's starts"; cat "$dir/compare.log"; exit 1; }
 
+# The seeds autotune gives this build's device today (the default) are those it recorded
+# measuring the cache here: the same table as the recorded ones.
+"$compare" --cache "$dir/cache.tsv" --seeds 2 --budgets 3,100000 --per-problem --start-seeds recorded > "$dir/recorded.log"
+diff "$dir/compare.log" "$dir/recorded.log" > /dev/null || { echo "today's seeds replayed otherwise than those recorded here"; diff "$dir/compare.log" "$dir/recorded.log"; exit 1; }
+
 # --again: a cache judged against itself keeps the same configs (every share 1); two of its
 # problems measured again are judged on the two alone; a cache of none of them is refused.
 "$compare" --cache "$dir/cache.tsv" --again "$dir/cache.tsv" --seeds 1 --budgets 3 > "$dir/again-self.log"
@@ -119,6 +125,8 @@ if "$autotune" retime --cache "$dir/cache.tsv" --store "$dir/elsewhere.yaml" 2> 
 grep -q "elsewhere.yaml holds none of the problems .* measured exhaustively: nothing to judge" "$dir/elsewhere.err" || { cat "$dir/elsewhere.err"; exit 1; }
 if "$compare" --cache "$dir/cache.tsv" --starts everywhere 2> "$dir/starts.err"; then echo "a bad --starts was taken"; exit 1; fi
 grep -q "option --starts: 'everywhere' is not one of store, seeds, recorded" "$dir/starts.err" || { cat "$dir/starts.err"; exit 1; }
+if "$compare" --cache "$dir/cache.tsv" --start-seeds yesterday 2> "$dir/start-seeds.err"; then echo "a bad --start-seeds was taken"; exit 1; fi
+grep -q "option --start-seeds: 'yesterday' is not one of today, recorded" "$dir/start-seeds.err" || { cat "$dir/start-seeds.err"; exit 1; }
 if "$compare" --cache "$dir/cache.tsv" --judge fastest 2> "$dir/judge.err"; then echo "a bad --judge was taken"; exit 1; fi
 grep -q "option --judge: 'fastest' is not one of kept, best" "$dir/judge.err" || { cat "$dir/judge.err"; exit 1; }
 "$autotune" --space "$space" --budget 3 --reps 1 --out "$dir/short.yaml" --cache "$dir/short.tsv" --shape 13x17x19 > "$dir/short.log" 2>&1

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <unistd.h>
 
+#include "kgemm/gpu_seeds.hpp"
 #include "kgemm/spaces/call_clock.hpp"
 #include "kgemm/spaces/enabled_spaces.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
@@ -1002,6 +1003,52 @@ TEST(SearchSpace, TilesWhoseRowsDivide49AreSeededOnBlocksDividingEveryBatch1M) {
 }
 
 // Split K is searched only where the grid is small and every split keeps two slabs or more.
+// A GPU's arch names its compute capability; anything else names none.
+TEST(GpuSeeds, AnArchNamesItsComputeCapability) {
+  EXPECT_EQ(capability_of_arch("sm_90"), 90);
+  EXPECT_EQ(capability_of_arch("sm_90a"), 90);
+  EXPECT_EQ(capability_of_arch("sm_75"), 75);
+  EXPECT_EQ(capability_of_arch("sm_120"), 120);
+  for (const char* none : {"", "sm_", "sm_9x", "sm_90ab", "sm_123456", "x86_64-avx512", "unknown", "SM_90"})
+    EXPECT_EQ(capability_of_arch(none), 0) << none;
+  EXPECT_FALSE(tensor_cores_of(70).fp16);
+  EXPECT_TRUE(tensor_cores_of(75).fp16);
+  EXPECT_FALSE(tensor_cores_of(75).tf32);
+  EXPECT_TRUE(tensor_cores_of(80).tf32);
+  EXPECT_TRUE(tensor_cores_of(90).fp16 && tensor_cores_of(90).tf32);
+}
+
+// The CUDA space's seeds as data: the default first, and no kernel family the GPU cannot run
+// (tensor-core configs only where its tensor cores take the dtype's fragments); Hopper's fp32
+// seeds hold TF32 tensor-core and SIMT ones, its fp16 seeds tensor-core ones alone. Where CUDA
+// is built, the tuning policy gives the same for the GPU it runs on.
+TEST(GpuSeeds, SeedsStartWithTheDefaultAndOnlyRunWhatTheGpuRuns) {
+  for (int capability : {70, 75, 80, 90})
+    for (DType dtype : {DType::F32, DType::F16}) {
+      const GpuTensorCores tc = tensor_cores_of(capability);
+      const std::vector<Config> seeds = gpu_seed_configs(dtype, tc);
+      ASSERT_GE(seeds.size(), 3u) << capability;
+      EXPECT_EQ(seeds.front(), gpu_default_config(dtype, tc)) << capability;
+      std::set<std::string> distinct;
+      for (const Config& c : seeds) distinct.insert(to_string(c));
+      EXPECT_EQ(distinct.size(), seeds.size()) << capability;
+      const bool tensor_cores = dtype == DType::F16 ? tc.fp16 : tc.tf32;
+      const auto on_tensor_cores = [](const Config& c) { return c.tensor_cores(); };
+      if (!tensor_cores)
+        EXPECT_TRUE(std::none_of(seeds.begin(), seeds.end(), on_tensor_cores)) << capability << " " << to_string(dtype);
+      else if (dtype == DType::F16)
+        EXPECT_TRUE(std::all_of(seeds.begin(), seeds.end(), on_tensor_cores)) << capability;
+      else
+        EXPECT_TRUE(std::any_of(seeds.begin(), seeds.end(), on_tensor_cores) &&
+                    !std::all_of(seeds.begin(), seeds.end(), on_tensor_cores)) << capability;
+    }
+#if defined(KOKKOS_ENABLE_CUDA)
+  for (DType dtype : {DType::F32, DType::F16})
+    EXPECT_EQ(TuningPolicy<Kokkos::Cuda>::seed_configs(dtype),
+              gpu_seed_configs(dtype, tensor_cores_of(TensorCores<Kokkos::Cuda>::capability())));
+#endif
+}
+
 TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem batch1;
   batch1.m = 49, batch1.n = 512, batch1.k = 4608;

@@ -20,6 +20,9 @@
 #include "kgemm/cli/options.hpp"
 #include "kgemm/dispatch/config_store.hpp"
 #include "kgemm/dispatch/dispatch_model.hpp"
+#include "kgemm/gpu_seeds.hpp"
+#include "kgemm/spaces/device_info.hpp"
+#include "kgemm/tuning_policy.hpp"
 #include "kgemm/tuner/measurement_cache.hpp"
 #include "kgemm/tuner/retime.hpp"
 #include "kgemm/tuner/search.hpp"
@@ -31,6 +34,8 @@ namespace {
 
 using kgemm::cli::Judge;
 using kgemm::cli::Starts;
+using kgemm::cli::StartSeeds;
+using SeedConfigs = std::map<kgemm::DType, std::vector<kgemm::Config>>;
 
 // One problem's replay: the candidates, the starts and what exhaustive search keeps.
 struct Replayed {
@@ -88,6 +93,30 @@ std::vector<kgemm::Config> fitted_seeds(const std::vector<kgemm::Config>& seeds,
   const std::vector<int> splits = device.is_host() ? std::vector<int>{1}
                                                    : std::vector<int>(std::begin(kgemm::kGpuSplitCounts), std::end(kgemm::kGpuSplitCounts));
   return kgemm::ordered_starts(kgemm::seed_starts(seeds, problem, device.threads, splits), {});
+}
+
+// The seeds autotune gives `device` today, per dtype, where this build can tell: a GPU's by the
+// compute capability its arch names (gpu_seeds.hpp), a host's where its SIMD width is this build's
+// (the host micro-tiles follow it); none otherwise.
+SeedConfigs todays_seeds(const kgemm::DeviceInfo& device) {
+  SeedConfigs seeds;
+  for (kgemm::DType dtype : {kgemm::DType::F32, kgemm::DType::F16}) {
+    if (!device.is_host()) {
+      if (const int capability = kgemm::capability_of_arch(device.arch))
+        seeds[dtype] = kgemm::gpu_seed_configs(dtype, kgemm::tensor_cores_of(capability));
+    } else if (kgemm::arch_vector_bits(device.arch) == kgemm::kHostVectorBits) {
+      seeds[dtype] = kgemm::TuningPolicy<Kokkos::DefaultHostExecutionSpace>::seed_configs(dtype);
+    }
+  }
+  return seeds;
+}
+
+// The seeds a cache's searches start from: --f32-seeds / --f16-seeds, then --start-seeds'.
+SeedConfigs start_seeds(const kgemm::MeasurementCache& cache, const kgemm::cli::CompareStrategiesOptions& options) {
+  SeedConfigs seeds = options.seed_configs;
+  if (options.start_seeds == StartSeeds::Today && cache.device)
+    for (auto& [dtype, configs] : todays_seeds(*cache.device)) seeds.emplace(dtype, std::move(configs));
+  return seeds;
 }
 
 // The store's configs among the starts where autotune puts them (ordered_starts).
@@ -166,7 +195,7 @@ void value_unretimed(Replayed& r, const std::set<std::string>& retimed) {
 // Every problem the cache measured exhaustively: its candidates and starts, what a search reads of
 // each config and what it is worth (--judge), and what exhaustive search keeps.
 std::vector<Replayed> measured_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
-                                        const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs) {
+                                        const SeedConfigs& seed_configs) {
   if (!seed_configs.empty() && !cache.device)
     throw kgemm::RuntimeError("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
   std::vector<Replayed> problems;
@@ -213,7 +242,7 @@ std::vector<Replayed> measured_problems(const kgemm::MeasurementCache& cache, St
 // measured_problems with the store's configs among each problem's starts (--starts store) and
 // dispatch's pick, from `store` less the problem or from the cache's other problems.
 std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
-                                          const std::map<kgemm::DType, std::vector<kgemm::Config>>& seed_configs,
+                                          const SeedConfigs& seed_configs,
                                           const std::optional<kgemm::ConfigStore>& store,
                                           const std::optional<kgemm::ConfigStore>& sibling) {
   std::vector<Replayed> problems = measured_problems(cache, starts, judge, seed_configs);
@@ -336,9 +365,11 @@ int main(int argc, char** argv) {
     std::optional<kgemm::ConfigStore> sibling;
     if (options->sibling_store) sibling = kgemm::ConfigStore::load(*options->sibling_store);
     std::vector<Replayed> problems;
-    for (const std::string& path : options->caches)
-      for (Replayed& r : exhaustive_problems(kgemm::load_measurements(path), options->starts, options->judge, options->seed_configs, store, sibling))
+    for (const std::string& path : options->caches) {
+      const kgemm::MeasurementCache cache = kgemm::load_measurements(path);
+      for (Replayed& r : exhaustive_problems(cache, options->starts, options->judge, start_seeds(cache, *options), store, sibling))
         problems.push_back(std::move(r));
+    }
     if (problems.empty())
       throw kgemm::RuntimeError("no problem in the caches was measured exhaustively (a #search line and every candidate)");
     std::vector<Replayed> again;

@@ -38,6 +38,14 @@ std::string footer() {
             reference: what it keeps, not the luckiest of the re-timed configs, which it too
             misses where they lie within their rounds' spread of each other
   best      every config reads and is worth its last measurement; the reference is the best of them
+
+--start-seeds: the seeds the searches start from besides the starts above:
+  today     (default) those autotune gives the cache's device with this source tree: a GPU's by
+            the compute capability its #device line names (kernels/kgemm/gpu_seeds.hpp), a
+            host's where the cache's SIMD width is this build's (its micro-tiles follow it);
+            each split along K for the device as autotune splits them. Where this build cannot
+            tell (no #device line, another host SIMD width), the recorded ones
+  recorded  those the measuring run recorded (a cache keeps the seeds of the day it was measured)
 )";
 }
 
@@ -48,6 +56,7 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
   std::vector<std::string> strategies = CLI::detail::split(searching_strategies(), ',');
   std::string starts = "store";
   std::string judge = "kept";
+  std::string start_seeds = "today";
   std::map<DType, std::vector<std::string>> seeds{{DType::F32, {}}, {DType::F16, {}}};
   App app(kAbout, "kgemm-compare-strategies", footer());
   app.add_list("--cache", o.caches, "measurement caches of exhaustive autotune runs (autotune --strategy\nexhaustive --cache FILE)")
@@ -73,8 +82,12 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
                "on --cache as a search is: how far exhaustive search itself repeats")
       ->type_name("FILE,...");
   app.add_option("--judge", judge, "kept | best (below)")->check(one_of({"kept", "best"}))->type_name("NAME")->capture_default_str();
+  app.add_option("--start-seeds", start_seeds, "today | recorded (below)")
+      ->check(one_of({"today", "recorded"}))
+      ->type_name("NAME")
+      ->capture_default_str();
   const char* seeds_help =
-      "the space's seeds for the dtype instead of those recorded (config\n"
+      "the space's seeds for the dtype instead of --start-seeds' (config\n"
       "strings, the default first), each split along K for the cache's device as\n"
       "autotune splits them (search_space.hpp): what other seeds would have given,\n"
       "on the same measurements";
@@ -89,6 +102,7 @@ std::optional<CompareStrategiesOptions> parse_compare_strategies(const std::vect
   if (!app.read(words)) return std::nullopt;
   for (const std::string& name : strategies) o.strategies.push_back(parse_strategy(name));
   o.judge = judge == "best" ? Judge::Best : Judge::Kept;
+  o.start_seeds = start_seeds == "recorded" ? StartSeeds::Recorded : StartSeeds::Today;
   o.starts = starts == "seeds" ? Starts::Seeds : starts == "recorded" ? Starts::Recorded : Starts::Store;
   if (o.store && o.starts != Starts::Store)
     throw InvalidArgument("option --store: the searches start from a store only with --starts store, not " + starts);

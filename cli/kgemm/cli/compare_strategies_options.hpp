@@ -16,6 +16,9 @@ namespace kgemm::cli {
 enum class Starts { Store, Seeds, Recorded };
 // What a replayed search reads of a config and what the config it keeps is worth (--judge).
 enum class Judge { Kept, Best };
+// Which seeds a replayed search starts from (--start-seeds): those autotune gives the cache's
+// device today, or those the measuring run recorded.
+enum class StartSeeds { Today, Recorded };
 
 struct CompareStrategiesOptions {
   std::vector<std::string> caches;
@@ -24,10 +27,11 @@ struct CompareStrategiesOptions {
   std::vector<Strategy> strategies;  // default: every one that searches within a budget
   Starts starts = Starts::Store;
   Judge judge = Judge::Kept;
+  StartSeeds start_seeds = StartSeeds::Today;
   std::optional<std::string> store;  // --store: the store --starts store (and the dispatch check) take
   std::optional<std::string> sibling_store;  // --sibling-store: another device's store the starts also take
   std::vector<std::string> again;     // --again: exhaustive caches of the same problems measured again
-  std::map<DType, std::vector<Config>> seed_configs;  // --f32-seeds, --f16-seeds
+  std::map<DType, std::vector<Config>> seed_configs;  // --f32-seeds, --f16-seeds (before --start-seeds)
   bool per_problem = false;
   int worst = 0;
 };

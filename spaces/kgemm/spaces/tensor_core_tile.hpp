@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kgemm/spaces/compat.hpp"
+#include "kgemm/spaces/gpu_capability.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_fp16.h>
@@ -373,7 +374,6 @@ struct TensorCores<Kokkos::Cuda> {
   static constexpr bool available = true;
   static constexpr int warp = 32;
   static constexpr int fragment = 16;  // m = k of one mma; warp tiles are multiples of it
-  static constexpr int kMinCapability = 75, kMinTf32Capability = 80;
   // The warp tile for fp16 slabs (HalfWarpTile) or fp32 slabs (SplitTf32WarpTile).
   template <class Slab, int WM, int WN>
   using WarpTile = std::conditional_t<std::is_same<Slab, float>::value, SplitTf32WarpTile<WM, WN>, HalfWarpTile<WM, WN>>;
@@ -383,10 +383,9 @@ struct TensorCores<Kokkos::Cuda> {
   template <int Steps>
   using Tf32x3GroupTile = Tf32x3WarpgroupTile<Steps>;  // fp32 slabs: a warpgroup's 128 x 64 tile
   static constexpr int warpgroup = wgmma::kWarpgroupThreads;
-  // Whether the device runs the fp16 fragments (ldmatrix, mma.sync m16n8: Turing and newer), and
-  // the TF32 ones (Ampere and newer).
-  static bool on_device() { return capability() >= kMinCapability; }
-  static bool tf32_on_device() { return capability() >= kMinTf32Capability; }
+  // Whether the device runs the fp16 fragments and the TF32 ones (gpu_capability.hpp).
+  static bool on_device() { return tensor_cores_of(capability()).fp16; }
+  static bool tf32_on_device() { return tensor_cores_of(capability()).tf32; }
   // Asked once: Kokkos drives one device per process.
   static int capability() {
     static const int major_minor = [] {
