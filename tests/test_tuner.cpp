@@ -259,6 +259,31 @@ TEST(Search, ClimbStepsFirstToABlockTheModelPredictsMuchFaster) {
   }
 }
 
+// After the store's starts, the seed the model ranks first goes before the step beside the fastest
+// config where it is of a kernel family measured by then and predicted faster than both; a seed of
+// a family not yet measured (priced from another family's rate: fit alone) waits for the step.
+TEST(Search, SeedsOfAMeasuredFamilyPredictedFasterGoBeforeTheStep) {
+  const Config fallback = ConfigBuilder().mb(128).nb(64).kb(16).tm(8).tn(8).team(128);
+  const Config stored = ConfigBuilder().mb(64).nb(64).kb(32).tm(32).tn(32).team(128).family(Family::TensorCore);
+  Config deeper = stored;
+  deeper.slab_buffers = 3;
+  for (const Family seed_family : {Family::TensorCore, Family::Warpgroup}) {
+    const Config seed = ConfigBuilder().mb(128).nb(128).kb(32).tm(64).tn(64).team(128).family(seed_family);
+    const std::vector<Config> configs = {fallback, stored, deeper, seed};
+    const auto speed = [&](const Config& c) { return Measurement{true, c == stored ? 100.0 : 50.0, ""}; };
+    const Predict bigger_blocks = [](const Config& from, double from_gflops, const Config& to) {
+      return to.mb * to.nb > from.mb * from.nb ? 1.5 * from_gflops : from_gflops;
+    };
+    const Config third = seed_family == Family::TensorCore ? seed : deeper;
+    for (std::uint64_t rng_seed = 1; rng_seed <= 5; ++rng_seed) {
+      const SearchOutcome outcome =
+          search(configs, {fallback, stored, seed}, Strategy::Climb, parse_budget("3"), rng_seed, speed, {}, bigger_blocks, 2);
+      ASSERT_EQ(outcome.log.size(), 3u);
+      EXPECT_EQ(outcome.log[2].config, third) << family_suffix(seed) << ": " << to_string(outcome.log[2].config);
+    }
+  }
+}
+
 // Once no neighbour of the fastest config is faster, a climb steps beside the next fastest config
 // measured, not from a start far below: a config one step past the second best, two from the
 // first start, is found within the budget on every seed (the first start's six neighbours, then
@@ -368,9 +393,13 @@ TEST(Search, SeedsAreMeasuredInThePredictedOrder) {
   EXPECT_EQ(seeds_alone.log[1].config, starts[4]);
   EXPECT_EQ(seeds_alone.log[2].config, starts[1]);
   // The first three as given, a step from the fastest of them (none of the starts is one step
-  // from another), then the seeds, the predicted fastest first.
+  // from another), then the seeds, the predicted fastest first. The model predicts the step as
+  // fast as the last seed, so the seeds wait for it (SeedsOfAMeasuredFamilyPredictedFasterGoBeforeTheStep).
+  const Predict and_the_steps = [&](const Config&, double from_gflops, const Config& to) {
+    return to == starts.back() || std::find(starts.begin(), starts.end(), to) == starts.end() ? 2 * from_gflops : from_gflops;
+  };
   const SearchOutcome after_the_store =
-      search(configs, starts, Strategy::Climb, parse_budget("5"), 1, speed, {}, prefers_the_last, 3);
+      search(configs, starts, Strategy::Climb, parse_budget("5"), 1, speed, {}, and_the_steps, 3);
   ASSERT_EQ(after_the_store.log.size(), 5u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(after_the_store.log[i].config, starts[i]);
   EXPECT_EQ(std::find(starts.begin(), starts.end(), after_the_store.log[3].config), starts.end());

@@ -66,7 +66,9 @@ using Predict = std::function<double(const Config& from, double from_gflops, con
 // in_climbing_order), or, where all of that config's neighbours are measured, the next fastest
 // config's; a random unmeasured candidate where every measured config's are. With `step_after`
 // (the space default and the store's configs: the starts most likely near the best), it takes
-// one such step after the first `step_after` starts, before it measures the others (the seeds).
+// one such step after the first `step_after` starts, before it measures the others (the seeds),
+// unless the seed it would measure first is of a kernel family measured by then and `predict`
+// ranks it faster than both the fastest config and that step (search.cpp, seeds_before_step).
 // The starts past the first `step_after` (past the first where none) are measured in the order
 // `predict` ranks them before the first of them, each from the configs of its kernel family
 // measured by then (from the first start where none is), the given order among equal
