@@ -335,9 +335,9 @@ bool seeds_before_step(const Searcher& searcher, const std::vector<Config>& cand
 // budget is left, and from a random unmeasured candidate where every measured config's neighbours
 // are measured. Where `step_after` of the starts are followed by others, one step beside the
 // fastest of those first ones comes before the others are measured, unless seeds_before_step. The
-// seeds are ranked once: ranked again after each, a family's first seed measured pulls its siblings ahead of the other
-// families' seeds, and with the seeds alone a budget of 4 measures fewer families (replayed, 261
-// of 632 problems within 2 % of the best against 310).
+// seeds are ranked once: ranked again after each, a family's first seed measured pulls its
+// siblings ahead of the other families' seeds, and with the seeds alone a budget of 4 measures
+// fewer families (replayed, 261 of 632 problems within 2 % of the best against 310).
 void climb(Searcher& searcher, const std::vector<Config>& candidates, std::vector<std::size_t> starts,
            std::size_t step_after, const Predict& predict, std::mt19937_64& rng) {
   const Neighbourhood neighbourhood(candidates);
