@@ -1031,7 +1031,6 @@ TEST(SearchSpace, TilesWhoseRowsDivide49AreSeededOnBlocksDividingEveryBatch1M) {
   });
 }
 
-// Split K is searched only where the grid is small and every split keeps two slabs or more.
 // A GPU's arch names its compute capability; anything else names none.
 TEST(GpuSeeds, AnArchNamesItsComputeCapability) {
   EXPECT_EQ(capability_of_arch("sm_90"), 90);
@@ -1078,6 +1077,7 @@ TEST(GpuSeeds, SeedsStartWithTheDefaultAndOnlyRunWhatTheGpuRuns) {
 #endif
 }
 
+// Split K is searched only where the grid is small and every split keeps two slabs or more.
 TEST(SearchSpace, SplitsKOnlyForSmallGridsWithLongK) {
   Problem batch1;
   batch1.m = 49, batch1.n = 512, batch1.k = 4608;

@@ -256,16 +256,24 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
 // runs slower. From any config measured, not the default alone: a default split against a short
 // K (784 x 512 x 128 on the H200: 0.54 of the best) prices an unmeasured family's seed below the
 // SIMT seeds a faster SIMT store config prices (docs/tuning.md). 0 where nothing measured ran.
-double predicted_rate(const Searcher& searcher, const std::vector<Config>& candidates, const Config& to,
-                      const Predict& predict) {
-  double own = 0, any = 0;
+struct Guesses {
+  double own = 0;  // the fastest from a config of `to`'s kernel family
+  double any = 0;  // the fastest from any config
+};
+Guesses guesses(const Searcher& searcher, const std::vector<Config>& candidates, const Config& to, const Predict& predict) {
+  Guesses g;
   for (std::size_t i : searcher.measured_in_order()) {
     if (searcher.rate(i) <= 0) continue;
     const double guess = predict(candidates[i], searcher.rate(i), to);
-    any = std::max(any, guess);
-    if (candidates[i].family == to.family) own = std::max(own, guess);
+    g.any = std::max(g.any, guess);
+    if (candidates[i].family == to.family) g.own = std::max(g.own, guess);
   }
-  return own > 0 ? own : any;
+  return g;
+}
+double predicted_rate(const Searcher& searcher, const std::vector<Config>& candidates, const Config& to,
+                      const Predict& predict) {
+  const Guesses g = guesses(searcher, candidates, to, predict);
+  return g.own > 0 ? g.own : g.any;
 }
 
 // Orders the starts from `from` on (the seeds) by predicted_rate, fastest first, the given order
@@ -302,9 +310,9 @@ std::optional<std::size_t> beside_the_fastest(const Searcher& searcher, const st
 }
 
 // Whether the seeds go before the step that follows the store's starts (`step_to`, beside the
-// fastest config): where the seed order_by_prediction measures first (of starts[from...]) is of a
-// kernel family measured here and the model predicts it faster than both the fastest config so far
-// and the step. With six store configs and a step a budget of 8 measures no seed, and a seed of a
+// fastest config): where the model, from the configs of its own kernel family measured here,
+// predicts the seed order_by_prediction measures first (of starts[from...]) faster than both the
+// fastest config so far and the step. With six store configs and a step a budget of 8 measures no seed, and a seed of a
 // block no stored shape won (the K = 147 layers' `_tc` block where no other conv1 is stored) is
 // then never reached. Only from its own family's rate: from another family's the model prices fit
 // alone, and a `_tc` seed it so priced at twice a `_wg` config's rate read 0.8 of it. Replayed at
@@ -321,13 +329,10 @@ bool seeds_before_step(const Searcher& searcher, const std::vector<Config>& cand
     if (!seed || rate > seed_rate) seed = starts[s], seed_rate = rate;
   }
   if (!seed) return false;
-  const std::vector<std::size_t> measured = searcher.visited_fastest_first();
-  const bool family_measured = std::any_of(measured.begin(), measured.end(), [&](std::size_t i) {
-    return searcher.rate(i) > 0 && candidates[i].family == candidates[*seed].family;
-  });
-  const std::size_t fastest = measured.front();
+  const std::size_t fastest = searcher.visited_fastest_first().front();
   const double here = searcher.rate(fastest);
-  return family_measured && seed_rate > std::max(here, predict(candidates[fastest], here, candidates[step_to]));
+  return guesses(searcher, candidates, candidates[*seed], predict).own >
+         std::max(here, predict(candidates[fastest], here, candidates[step_to]));
 }
 
 // Measures the starts (past the first `step_after`, at least the first, in order_by_prediction's
