@@ -52,6 +52,8 @@ CACHES = [
     ("epyc-zen5", "77db055", "docs/results/openmp/2026-11-28-s33-tuner/exhaustive-epyc-zen5-s37.tsv.xz", "epyc", "replay"),
     ("h100-r18-i224-b16", "1b2c8d8", "docs/results/h100/2026-12-06-s39-h100-hold/fresh-h100-r18-i224-b16.tsv.xz", "h100", "held"),
     ("h100-r34-i288-b2", "915f333", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r34-i288-b2.tsv.xz", "h100", "held"),
+    ("h100-r18-i384-b2", "38b639b", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r18-i384-b2.tsv.xz", "h100", "held"),
+    ("h100-r50-i160-b4", "38b639b", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r50-i160-b4.tsv.xz", "h100", "held"),
 ]
 
 # A GPU's committed store and its sibling's (configs/); hosts have none here (a host's store
