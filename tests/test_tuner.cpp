@@ -178,28 +178,36 @@ TEST(Search, ClimbStepsToTheNeighbourPredictedFastestFirst) {
   EXPECT_LT(found_unguided, 5);
 }
 
-// From a warpgroup config a climb steps to a shallower slab last, whatever the model predicts
-// (halving a `_wg` config's slab ran slower in nearly every pair the Hopper caches measured):
-// with a model predicting the shallower slab fastest, budget 2's one step goes to the split and
-// finds the best; from a `mma.sync` config, whose shallower slabs do win, it follows the model.
-TEST(Search, ClimbFromAWarpgroupConfigStepsToAShallowerSlabLast) {
-  for (const Family family : {Family::Warpgroup, Family::TensorCore}) {
-    const int tm = family == Family::Warpgroup ? 128 : 64, team = family == Family::Warpgroup ? 128 : 64;
+// From a tensor-core config a climb steps to a shallower pipeline last, whatever the model
+// predicts (a slab halved or fewer slab buffers ran slower in most pairs the Hopper caches
+// measured): with a model predicting the shallower slab and the buffer fewer fastest, budget 2's
+// one step goes to the split and finds the best; from a SIMT config it follows the model.
+TEST(Search, ClimbFromATensorCoreConfigStepsToAShallowerPipelineLast) {
+  for (const Family family : {Family::TensorCore, Family::Warpgroup, Family::WarpSpecialized, Family::Simt}) {
+    const int tm = family == Family::Simt ? 8 : family == Family::Warpgroup ? 128 : 64;
+    const int team = family == Family::Simt || family == Family::Warpgroup ? 128 : 64;
     std::vector<Config> configs;
     for (int kb : {16, 32})
-      for (int ks : {1, 2}) configs.push_back(ConfigBuilder().mb(128).nb(64).kb(kb).tm(tm).tn(64).team(team).ks(ks).family(family));
-    const Config start = configs[2], split = configs[3], shallower = configs[0];
+      for (int buffers : {3, 4})
+        for (int ks : {1, 2})
+          configs.push_back(ConfigBuilder().mb(128).nb(64).kb(kb).tm(tm).tn(family == Family::Simt ? 8 : 64).team(team).ks(ks)
+                                .slab_buffers(buffers).family(family));
+    const Config start = configs[6], split = configs[7];
     ASSERT_EQ(start.kb, 32);
+    ASSERT_EQ(start.slab_buffers, 4);
     ASSERT_EQ(split.ks, 2);
-    ASSERT_EQ(shallower.kb, 16);
+    const auto shallower = [&](const Config& c) { return c.kb < start.kb || c.slab_buffers < start.slab_buffers; };
     const auto speed = [&](const Config& c) { return Measurement{true, c == split ? 200.0 : c == start ? 100.0 : 50.0, ""}; };
     const Predict prefers_shallower = [&](const Config& from, double from_gflops, const Config& to) {
-      return to.kb < from.kb ? 3 * from_gflops : to == split ? 1.5 * from_gflops : from_gflops;
+      return to.kb < from.kb || to.slab_buffers < from.slab_buffers ? 3 * from_gflops : to == split ? 1.5 * from_gflops : from_gflops;
     };
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
       const SearchOutcome outcome = search(configs, {start}, Strategy::Climb, parse_budget("2"), seed, speed, {}, prefers_shallower);
       ASSERT_EQ(outcome.log.size(), 2u);
-      EXPECT_EQ(outcome.log[1].config, family == Family::Warpgroup ? split : shallower) << to_string(outcome.log[1].config);
+      if (family == Family::Simt)
+        EXPECT_TRUE(shallower(outcome.log[1].config)) << to_string(outcome.log[1].config);
+      else
+        EXPECT_EQ(outcome.log[1].config, split) << family_suffix(family) << " " << to_string(outcome.log[1].config);
     }
   }
 }

@@ -192,6 +192,10 @@ bool one_buffer_more(const Config& from, Config to) {
   return to == from && buffers > from.slab_buffers;
 }
 
+// Whether `to` runs a shallower pipeline than `from`: shallower slabs, or `from` with fewer slab
+// buffers.
+bool shallower_pipeline(const Config& from, const Config& to) { return to.kb < from.kb || one_buffer_more(to, from); }
+
 // How much faster than here the model must predict a neighbour of another block (rows or
 // columns) for it to be measured first. Replayed at budget 8 (docs/tuning.md), any factor from
 // 1.05 to 1.3 put the same problems within 2 % of the best: on the fp16 K = 147 layers a
@@ -217,9 +221,10 @@ std::optional<std::size_t> block_leap(const std::vector<std::size_t>& near, cons
 // factor, whose fixed cost (slab buffers x kb) prices both deeper slabs and deeper pipelines; the
 // overruling is here and not in the model because dispatch ranks stored configs by that cost
 // (a fixed cost independent of buffers and slab depth ranked them worse: docs/tuning.md):
-// - from a warpgroup config, those with shallower slabs come last: the model predicts them
-//   faster, but on the Hopper caches a `_wg` config with its slab halved ran faster in 13 of
-//   36 169 pairs, so a climb's one step there at budget 8 was lost;
+// - from a tensor-core config, those with a shallower pipeline (shallower slabs, or fewer slab
+//   buffers) come last: the model predicts them faster, but on the fourteen GPU replay caches a
+//   slab halved ran faster in 0 - 3 % of pairs (fp32 `_tc` 24 %) and fewer buffers in 22 - 33 %,
+//   so a climb's one step there at budget 8 was mostly lost (docs/tuning.md, session 48);
 // - from a tensor-core config, the one with a slab buffer more comes first: the model predicts
 //   every deeper pipeline slower, but on the fourteen Hopper caches one buffer more ran faster
 //   in 58 % of 78 216 pairs (fp32 `_wg` 73 %, fp16 `_ws` 64 %, fp32 `_tc` 59 %: a stage more
@@ -237,10 +242,10 @@ std::vector<std::size_t> in_climbing_order(std::vector<std::size_t> near, const 
     sort_by_rate(near.begin(), near.end(), [&](std::size_t j) { return predict(from, here_gflops, candidates[j]); });
     leap = block_leap(near, candidates, from, here_gflops, predict);
   }
-  if (from.warpgroups())
-    std::stable_partition(near.begin(), near.end(), [&](std::size_t j) { return candidates[j].kb >= from.kb; });
-  if (from.tensor_cores())
+  if (from.tensor_cores()) {
+    std::stable_partition(near.begin(), near.end(), [&](std::size_t j) { return !shallower_pipeline(from, candidates[j]); });
     std::stable_partition(near.begin(), near.end(), [&](std::size_t j) { return one_buffer_more(from, candidates[j]); });
+  }
   if (leap) {
     const auto at = std::find(near.begin(), near.end(), *leap);
     std::rotate(near.begin(), at, at + 1);

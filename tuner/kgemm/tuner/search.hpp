@@ -60,8 +60,8 @@ using Predict = std::function<double(const Config& from, double from_gflops, con
 // Searches `candidates` (the legal configs for one problem). Climb measures the `starts` that
 // are candidates (a random one if none is), then steps beside the fastest config measured: the
 // unmeasured neighbour `predict` ranks fastest from it (random order among equal predictions,
-// and without one; from a tensor-core config its neighbour with a slab buffer more first, from a
-// warpgroup one those with shallower slabs last, where measurements overrule the model; before
+// and without one; from a tensor-core config its neighbour with a slab buffer more first and
+// those with a shallower pipeline last, where measurements overrule the model; before
 // those, a neighbour of another block the model predicts much faster: search.cpp,
 // in_climbing_order), or, where all of that config's neighbours are measured, the next fastest
 // config's; a random unmeasured candidate where every measured config's are. With `step_after`
