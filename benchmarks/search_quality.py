@@ -54,6 +54,8 @@ CACHES = [
     ("h100-r34-i288-b2", "915f333", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r34-i288-b2.tsv.xz", "h100", "held"),
     ("h100-r18-i384-b2", "38b639b", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r18-i384-b2.tsv.xz", "h100", "held"),
     ("h100-r50-i160-b4", "38b639b", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r50-i160-b4.tsv.xz", "h100", "held"),
+    ("h100-r34-i160-b8", "0fec9b8", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r34-i160-b8.tsv.xz", "h100", "held"),
+    ("h100-r18-i320-b4", "0fec9b8", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r18-i320-b4.tsv.xz", "h100", "held"),
 ]
 
 # A GPU's committed store and its sibling's (configs/); hosts have none here (a host's store
