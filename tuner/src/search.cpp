@@ -224,7 +224,8 @@ std::optional<std::size_t> block_leap(const std::vector<std::size_t>& near, cons
 // - from a tensor-core config, those with a shallower pipeline (shallower slabs, or fewer slab
 //   buffers) come last: the model predicts them faster, but on the fourteen GPU replay caches a
 //   slab halved ran faster in 0 - 3 % of pairs (fp32 `_tc` 24 %) and fewer buffers in 22 - 33 %,
-//   so a climb's one step there at budget 8 was mostly lost (docs/tuning.md, session 48);
+//   so a climb's one step there at budget 8 was mostly lost (docs/tuning.md, "a shallower
+//   pipeline last");
 // - from a tensor-core config, the one with a slab buffer more comes first: the model predicts
 //   every deeper pipeline slower, but on the fourteen Hopper caches one buffer more ran faster
 //   in 58 % of 78 216 pairs (fp32 `_wg` 73 %, fp16 `_ws` 64 %, fp32 `_tc` 59 %: a stage more
