@@ -37,21 +37,23 @@ inline std::vector<Config> gpu_seed_configs(DType dtype, GpuTensorCores tensor_c
             parse_config("mb128_nb128_kb64_tm64_tn128_team384_st5_ws"),  // two 64 x 128 consumers, 5 buffers
             parse_config("mb64_nb64_kb64_tm32_tn32_team128_tc"),         // warps' 32 x 32 tiles: K = 147 (conv1)
             parse_config("mb64_nb32_kb32_tm64_tn32_team32_tc")};         // one warp a block: batch-1 layers
-  const Config simt_64 = parse_config("mb64_nb64_kb32_tm8_tn4_team128");
   if (dtype != DType::F32 || !tensor_cores.tf32)
-    return {gpu_default_config(dtype, tensor_cores), simt_64,
+    return {gpu_default_config(dtype, tensor_cores), parse_config("mb64_nb64_kb32_tm8_tn4_team128"),
             parse_config("mb32_nb64_kb32_tm4_tn4_team128")};  // small M: M = 49 ... 12544
   // Hopper's TF32 warpgroup MMA on 32-deep slabs: one warpgroup's 128 x 64 tile with 3 buffers
   // (the most frequent fp32 winner); `mma.sync` warp tiles on small blocks, and two 64 x 64 ones
   // on 16-deep slabs with 3 buffers (the K = 147 layer's best on both Hopper GPUs at every batch,
-  // which no other shape's config is near); a thread a C element for the smallest products; the
-  // SIMT 64 x 64 seed for problems whose 3xTF32 candidates the precision gate withholds.
+  // which no other shape's config is near); a thread a C element for the smallest products; a
+  // SIMT 32 x 32 block of 4 x 4 micro-tiles on 64-deep slabs, the best of batch-1 layers of a few
+  // µs with short K (784 x 128 x 64, 784 x 256 x 128 on the H200), which SIMT seeds of larger
+  // tiles sit three or four steps from, and a SIMT start for problems whose 3xTF32 candidates the
+  // precision gate withholds (docs/tuning.md, "A SIMT 4 x 4 seed").
   return {gpu_default_config(dtype, tensor_cores),
           parse_config("mb128_nb64_kb32_tm128_tn64_team128_st3_wg"),
           parse_config("mb32_nb64_kb32_tm32_tn32_team64_st3_tc"),
           parse_config("mb16_nb16_kb64_tm1_tn1_team256"),
           parse_config("mb128_nb64_kb16_tm64_tn64_team64_st3_tc"),
-          simt_64};
+          parse_config("mb32_nb32_kb64_tm4_tn4_team64")};
 }
 
 }  // namespace kgemm
