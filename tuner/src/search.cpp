@@ -318,9 +318,9 @@ std::optional<std::size_t> beside_the_fastest(const Searcher& searcher, const st
 // Whether the seeds go before the step that follows the store's starts (`step_to`, beside the
 // fastest config): where the model, from the configs of its own kernel family measured here,
 // predicts the seed order_by_prediction measures first (of starts[from...]) faster than both the
-// fastest config so far and the step. With six store configs and a step a budget of 8 measures no seed, and a seed of a
-// block no stored shape won (the K = 147 layers' `_tc` block where no other conv1 is stored) is
-// then never reached. Only from its own family's rate: from another family's the model prices fit
+// fastest config so far and the step. With six store configs and a step a budget of 8 measures
+// no seed, and a seed of a block no stored shape won (the K = 147 layers' `_tc` block where no
+// other conv1 is stored) is then never reached. Only from its own family's rate: from another family's the model prices fit
 // alone, and a `_tc` seed it so priced at twice a `_wg` config's rate read 0.8 of it. Replayed at
 // budget 8 (docs/tuning.md): from a store of each cache's other problems 607 of 632 against 604
 // with the step first, none lost at budgets 4 - 40; from the committed stores 562 of 580 either way.
