@@ -14,8 +14,8 @@ keeps. Three sets of starts:
 
   others     each replay cache, each problem's search started from a store of the cache's other
              problems (a shape tuned where its neighbours are);
-  committed  the GPU replay caches, from the committed store of the cache's device with its
-             sibling GPU's store, less each problem's own entry (a new shape tuned today);
+  committed  the replay caches, from the committed store of the cache's device (a GPU's with its
+             sibling GPU's store), less each problem's own entry (a new shape tuned today);
   held       the held-out caches (sets measured live, in no store's tuning), as committed.
 
 Per set, a Markdown table: per cache and budget the geometric mean (worst problem and seed) and
@@ -50,19 +50,23 @@ CACHES = [
     ("h100-r34-i256-b8", "fec6063", "docs/results/h100/2026-12-06-s39-h100-hold/fresh-h100-r34-i256-b8.tsv.xz", "h100", "replay"),
     ("epyc-r50-b1", "7ca00c5", "docs/results/openmp/2026-11-28-s33-tuner/exhaustive-epyc-r50-b1.tsv.xz", "epyc", "replay"),
     ("epyc-zen5", "77db055", "docs/results/openmp/2026-11-28-s33-tuner/exhaustive-epyc-zen5-s37.tsv.xz", "epyc", "replay"),
+    ("epyc-r50-i160", "1ef71c9", "docs/results/openmp/2026-11-28-s33-tuner/exhaustive-epyc-r50-i160.tsv.xz", "epyc", "replay"),
+    ("epyc-r50-i192", "1ef71c9", "docs/results/openmp/2026-11-28-s33-tuner/exhaustive-epyc-r50-i192.tsv.xz", "epyc", "replay"),
     ("h100-r18-i224-b16", "1b2c8d8", "docs/results/h100/2026-12-06-s39-h100-hold/fresh-h100-r18-i224-b16.tsv.xz", "h100", "held"),
     ("h100-r34-i288-b2", "915f333", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r34-i288-b2.tsv.xz", "h100", "held"),
     ("h100-r18-i384-b2", "38b639b", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r18-i384-b2.tsv.xz", "h100", "held"),
     ("h100-r50-i160-b4", "38b639b", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r50-i160-b4.tsv.xz", "h100", "held"),
     ("h100-r34-i160-b8", "0fec9b8", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r34-i160-b8.tsv.xz", "h100", "held"),
     ("h100-r18-i320-b4", "0fec9b8", "docs/results/h100/2026-12-06-s40-h100-store/fresh-h100-r18-i320-b4.tsv.xz", "h100", "held"),
+    ("epyc-r18-i256", "1ef71c9", "docs/results/openmp/2026-11-28-s33-tuner/exhaustive-epyc-r18-i256.tsv.xz", "epyc", "held"),
 ]
 
-# A GPU's committed store and its sibling's (configs/); hosts have none here (a host's store
-# serves its own CPU model, and the replay's host caches come from two).
+# A device's committed store and its sibling's (configs/): a GPU's is another GPU of its
+# architecture; a host has none (a host's rates move with cache sizes another CPU's lack).
 STORES = {
     "h200": ("cuda-nvidia-h200.yaml", "cuda-nvidia-h100-80gb-hbm3.yaml"),
     "h100": ("cuda-nvidia-h100-80gb-hbm3.yaml", "cuda-nvidia-h200.yaml"),
+    "epyc": ("openmp-amd-epyc-2t.yaml", None),
 }
 
 ROW = re.compile(r"^\| climb \| (\d+) \| ([0-9.]+) \| ([0-9.]+) \| (\d+) of (\d+) \|")
@@ -93,8 +97,9 @@ def replay(compare, cache, budgets, seeds, stores):
     command = [compare, "--cache", cache, "--budgets", ",".join(map(str, budgets)), "--seeds", str(seeds),
                "--strategies", "climb"]
     if stores:
-        command += ["--store", os.path.join(REPO, "configs", stores[0]),
-                    "--sibling-store", os.path.join(REPO, "configs", stores[1])]
+        command += ["--store", os.path.join(REPO, "configs", stores[0])]
+        if stores[1]:
+            command += ["--sibling-store", os.path.join(REPO, "configs", stores[1])]
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         fail("%s failed (exit %d): %s" % (" ".join(command), run.returncode, run.stderr.strip()[-2000:]))
@@ -152,8 +157,8 @@ def main():
     report = ["## Search quality at budgets %s (climb, %d seeds; cells: geometric mean (worst), problems "
               "at 0.98 in every seed)" % (args.budgets, args.seeds), ""]
     titles = {"others": "From a store of each cache's other problems",
-              "committed": "From the committed stores with their siblings, less each problem's own entry",
-              "held": "Held out (live sets), from the committed stores with their siblings"}
+              "committed": "From the committed stores (a GPU's with its sibling's), less each problem's own entry",
+              "held": "Held out (live sets), from the committed stores (a GPU's with its sibling's)"}
     for s in sets:
         rows = []
         for name, commit, path, device, role in CACHES:
