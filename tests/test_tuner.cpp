@@ -1023,7 +1023,7 @@ TEST(SearchSpace, TilesWhoseRowsDivide49AreSeededOnBlocksDividingEveryBatch1M) {
       const auto has_tile = [&](const Config& c) { return c.tm == tile.tm && c.tn == tile.tn; };
       Problem p;
       p.m = 49, p.n = 512, p.k = 4608;
-      const std::vector<Config> seeds = TuningPolicy<Space>::seed_configs(p.dtype);
+      const std::vector<Config> seeds = TuningPolicy<Space>::seed_configs(p);
       const auto seed = std::find_if(seeds.begin(), seeds.end(), has_tile);
       ASSERT_NE(seed, seeds.end()) << Space::name() << " " << dims(tile.tm, tile.tn);
       const std::vector<Config> at_49 = candidate_configs<Space>(p);
@@ -1079,9 +1079,12 @@ TEST(GpuSeeds, SeedsStartWithTheDefaultAndOnlyRunWhatTheGpuRuns) {
                     !std::all_of(seeds.begin(), seeds.end(), on_tensor_cores)) << capability;
     }
 #if defined(KOKKOS_ENABLE_CUDA)
-  for (DType dtype : {DType::F32, DType::F16})
-    EXPECT_EQ(TuningPolicy<Kokkos::Cuda>::seed_configs(dtype),
+  for (DType dtype : {DType::F32, DType::F16}) {
+    Problem p;
+    p.dtype = dtype;
+    EXPECT_EQ(TuningPolicy<Kokkos::Cuda>::seed_configs(p),
               gpu_seed_configs(dtype, tensor_cores_of(TensorCores<Kokkos::Cuda>::capability())));
+  }
 #endif
 }
 
@@ -1127,6 +1130,47 @@ TEST(SearchSpace, AOneElementAThreadSeedStartsOnlySmallGridsOfOneProduct) {
   EXPECT_TRUE(started(batch));
 }
 
+// The host seeds follow the problem's row unit (the rows its M is a power-of-4 multiple of): at
+// 192 x 192 (M = 36 * 4^j) the widest tile whose rows divide 36 is seeded on 36- and 144-row
+// blocks, at 224 x 224 on 49- and 196-row ones, and no other tile on four units of rows (160 x
+// 160, M = 25 * 4^j: no tile of these builds divides 25).
+TEST(SearchSpace, HostSeedsFollowTheProblemsRowUnit) {
+  for_each_enabled_space([](auto space) {
+    using Space = decltype(space);
+    if (SpaceTraits<Space>::is_gpu) return;
+    using Policy = TuningPolicy<Space>;
+    EXPECT_EQ(Policy::row_unit(49), 49);
+    EXPECT_EQ(Policy::row_unit(12544), 49);
+    EXPECT_EQ(Policy::row_unit(9216), 36);
+    EXPECT_EQ(Policy::row_unit(6400), 25);
+    EXPECT_EQ(Policy::row_unit(16384), 16);
+    EXPECT_EQ(Policy::row_unit(1000), 250);
+    EXPECT_EQ(Policy::row_unit(98 * 64), 98);
+    for (int unit : {25, 36, 49}) {
+      Problem p;
+      p.m = unit * 16, p.n = 256, p.k = 576;
+      const std::vector<Config> seeds = Policy::seed_configs(p);
+      EXPECT_EQ(seeds.front(), Policy::default_config(p.dtype)) << Space::name();
+      int widest = 0;
+      for_each_host_micro_tile([&](auto tile) {
+        if (unit % tile.tm == 0) widest = std::max(widest, int(tile.tn));
+      });
+      for_each_host_micro_tile([&](auto tile) {
+        const auto on_unit = [&](int rows) {
+          return std::any_of(seeds.begin(), seeds.end(), [&](const Config& c) {
+            return c.tm == tile.tm && c.tn == tile.tn && c.mb == ceil_div(rows, tile.tm) * tile.tm;
+          });
+        };
+        const std::string what = std::string(Space::name()) + " unit " + std::to_string(unit) + " tile " + dims(tile.tm, tile.tn);
+        if (unit % tile.tm == 0 && tile.tn == widest)
+          EXPECT_TRUE(on_unit(unit) && on_unit(4 * unit)) << what;
+        else
+          EXPECT_FALSE(on_unit(4 * unit)) << what;
+      });
+    }
+  });
+}
+
 // A search starts from every seed of the space, the default first, split along K where its
 // grid leaves the device idle, and only on spaces that list splits.
 TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
@@ -1135,7 +1179,7 @@ TEST(SearchSpace, StartsAreTheSeedsSplitWhereTheSpaceSplits) {
     Problem batch1;
     batch1.m = 49, batch1.n = 512, batch1.k = 4608;
     const std::vector<Config> starts = search_starts<Space>(batch1, 132);
-    const std::vector<Config> seeds = TuningPolicy<Space>::seed_configs(batch1.dtype);
+    const std::vector<Config> seeds = TuningPolicy<Space>::seed_configs(batch1);
     ASSERT_GE(starts.size(), seeds.size()) << Space::name();
     for (std::size_t i = 0; i < seeds.size(); ++i) {
       EXPECT_TRUE(split_fits(starts[i], batch1)) << to_string(starts[i]);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 #include <iterator>
 #include <iostream>
 #include <map>
@@ -35,7 +36,9 @@ namespace {
 using kgemm::cli::Judge;
 using kgemm::cli::Starts;
 using kgemm::cli::StartSeeds;
-using SeedConfigs = std::map<kgemm::DType, std::vector<kgemm::Config>>;
+// The seeds a problem's searches start from, unfitted; none (or no function): the seeds the cache
+// recorded.
+using SeedsOf = std::function<std::optional<std::vector<kgemm::Config>>(const kgemm::Problem&)>;
 
 // One problem's replay: the candidates, the starts and what exhaustive search keeps.
 struct Replayed {
@@ -95,28 +98,29 @@ std::vector<kgemm::Config> fitted_seeds(const std::vector<kgemm::Config>& seeds,
   return kgemm::ordered_starts(kgemm::seed_starts(seeds, problem, device.threads, splits), {});
 }
 
-// The seeds autotune gives `device` today, per dtype, where this build can tell: a GPU's by the
+// The seeds autotune gives `problem` on `device` today, where this build can tell: a GPU's by the
 // compute capability its arch names (gpu_seeds.hpp), a host's where its SIMD width is this build's
 // (the host micro-tiles follow it); none otherwise.
-SeedConfigs todays_seeds(const kgemm::DeviceInfo& device) {
-  SeedConfigs seeds;
-  for (kgemm::DType dtype : {kgemm::DType::F32, kgemm::DType::F16}) {
-    if (!device.is_host()) {
-      if (const int capability = kgemm::capability_of_arch(device.arch))
-        seeds[dtype] = kgemm::gpu_seed_configs(dtype, kgemm::tensor_cores_of(capability));
-    } else if (kgemm::arch_vector_bits(device.arch) == kgemm::kHostVectorBits) {
-      seeds[dtype] = kgemm::TuningPolicy<Kokkos::DefaultHostExecutionSpace>::seed_configs(dtype);
-    }
+std::optional<std::vector<kgemm::Config>> todays_seeds(const kgemm::DeviceInfo& device, const kgemm::Problem& problem) {
+  if (!device.is_host()) {
+    if (const int capability = kgemm::capability_of_arch(device.arch))
+      return kgemm::gpu_seed_configs(problem.dtype, kgemm::tensor_cores_of(capability));
+  } else if (kgemm::arch_vector_bits(device.arch) == kgemm::kHostVectorBits) {
+    return kgemm::TuningPolicy<Kokkos::DefaultHostExecutionSpace>::seed_configs(problem);
   }
-  return seeds;
+  return std::nullopt;
 }
 
 // The seeds a cache's searches start from: --f32-seeds / --f16-seeds, then --start-seeds'.
-SeedConfigs start_seeds(const kgemm::MeasurementCache& cache, const kgemm::cli::CompareStrategiesOptions& options) {
-  SeedConfigs seeds = options.seed_configs;
-  if (options.start_seeds == StartSeeds::Today && cache.device)
-    for (auto& [dtype, configs] : todays_seeds(*cache.device)) seeds.emplace(dtype, std::move(configs));
-  return seeds;
+SeedsOf start_seeds(const kgemm::MeasurementCache& cache, const kgemm::cli::CompareStrategiesOptions& options) {
+  if (!options.seed_configs.empty() && !cache.device)
+    throw kgemm::RuntimeError("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
+  return [&cache, &options](const kgemm::Problem& problem) -> std::optional<std::vector<kgemm::Config>> {
+    const auto given = options.seed_configs.find(problem.dtype);
+    if (given != options.seed_configs.end()) return given->second;
+    if (options.start_seeds == StartSeeds::Today && cache.device) return todays_seeds(*cache.device, problem);
+    return std::nullopt;
+  };
 }
 
 // The store's configs among the starts where autotune puts them (ordered_starts).
@@ -195,17 +199,15 @@ void value_unretimed(Replayed& r, const std::set<std::string>& retimed) {
 // Every problem the cache measured exhaustively: its candidates and starts, what a search reads of
 // each config and what it is worth (--judge), and what exhaustive search keeps.
 std::vector<Replayed> measured_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
-                                        const SeedConfigs& seed_configs) {
-  if (!seed_configs.empty() && !cache.device)
-    throw kgemm::RuntimeError("--f32-seeds and --f16-seeds need the cache's #device line (autotune --cache writes it)");
+                                        const SeedsOf& seeds_of) {
   std::vector<Replayed> problems;
   for (const auto& [key, recorded] : cache.problems) {
     if (!recorded.exhaustive()) continue;
     Replayed r;
     r.key = key;
     const kgemm::Problem problem = kgemm::parse_problem(key);
-    const auto seeds = seed_configs.find(problem.dtype);
-    r.starts = seeds == seed_configs.end() ? recorded.given.seeds : fitted_seeds(seeds->second, problem, *cache.device);
+    const std::optional<std::vector<kgemm::Config>> seeds = seeds_of ? seeds_of(problem) : std::nullopt;
+    r.starts = seeds ? fitted_seeds(*seeds, problem, *cache.device) : recorded.given.seeds;
     if (starts == Starts::Recorded) add_known(r, recorded.given.known);
     if (cache.device) r.predict = kgemm::model_prediction(problem, *cache.device);
     r.fallback = recorded.given.fallback;
@@ -242,10 +244,10 @@ std::vector<Replayed> measured_problems(const kgemm::MeasurementCache& cache, St
 // measured_problems with the store's configs among each problem's starts (--starts store) and
 // dispatch's pick, from `store` less the problem or from the cache's other problems.
 std::vector<Replayed> exhaustive_problems(const kgemm::MeasurementCache& cache, Starts starts, Judge judge,
-                                          const SeedConfigs& seed_configs,
+                                          const SeedsOf& seeds_of,
                                           const std::optional<kgemm::ConfigStore>& store,
                                           const std::optional<kgemm::ConfigStore>& sibling) {
-  std::vector<Replayed> problems = measured_problems(cache, starts, judge, seed_configs);
+  std::vector<Replayed> problems = measured_problems(cache, starts, judge, seeds_of);
   if (cache.device) {
     const std::vector<StorePicks> picks = dispatch_picks(problems, *cache.device, store, sibling);
     for (std::size_t p = 0; p < problems.size(); ++p) {

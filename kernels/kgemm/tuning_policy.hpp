@@ -63,24 +63,35 @@ struct TuningPolicy {
   // single config measured over the 20 ResNet-50 batch-1 shapes on the 2-core AVX-512 Xeon
   // (docs/results.md); the tuner picks per shape from the seeds and ranges below.
   static Config default_config(DType = DType::F32) { return on_blocks<HostTiles::Default>({60, 64, 256}); }
-  // Where the tuner's climb may start (the best of them): the default and, where a tile's rows
-  // divide 49 (every ResNet-50 batch-1 M is 49 * 4^j, covered without padding), that tile on one
-  // or four 49-row block rows and on 112-row blocks, and the set's other seed tile on 56-row ones:
-  // chosen greedily on the 2-core EPYC's exhaustive cache of ResNet-18/34/50 batch-1 problems, each
+  // Where the tuner's climb may start on `problem` (the best of them): the default and, where a
+  // tile's rows divide the problem's row unit (row_unit: 49 at 224 x 224, whose every ResNet
+  // batch-1 M is 49 * 4^j, covered without padding), the widest such tile on one or four unit-row
+  // block rows and on 16-tile ones, and the set's other seed tile on 56-row ones: chosen greedily
+  // on the 2-core EPYC's exhaustive cache of ResNet-18/34/50 batch-1 problems at 224 x 224, each
   // adding the most problems within 2 % of the best, and checked on the half of the problems not
   // fitted on (docs/tuning.md, "The seeds"). A climb does not reach those blocks from the default,
-  // since a step changes the tile or the block rows but not both. Builds without such a tile
-  // start from tall blocks for large M and wide N and the other seed tile on the default's blocks.
-  static std::vector<Config> seed_configs(DType dtype) {
-    std::vector<Config> seeds = {default_config(dtype)};
+  // since a step changes the tile or the block rows but not both. The rule follows the image: at
+  // 192 x 192 (unit 36) the 6 x 64 tile on 36- and 144-row blocks, where 224's 7-row seeds put no
+  // problem within 2 % of the best, and the widest tile rather than every one whose rows divide
+  // 36 (the 12 x 32 too) put two more there at budget 8 (docs/tuning.md, "The EPYC at other image
+  // sizes"); a block no candidate has starts at its nearest (search.cpp). Problems without such a
+  // tile start from tall blocks for large M and wide N and the other seed tile on the default's
+  // blocks.
+  static std::vector<Config> seed_configs(const Problem& problem) {
+    std::vector<Config> seeds = {default_config(problem.dtype)};
+    const int unit = row_unit(problem.m);
+    int widest = 0;  // the widest tile whose rows divide the unit (its columns; 0: none)
+    for_each_host_micro_tile([&](auto tile) {
+      if (unit % tile.tm == 0) widest = std::max(widest, int(tile.tn));
+    });
     for_each_host_micro_tile([&](auto tile) {
       using Tile = decltype(tile);
-      if (kRowUnit % Tile::tm != 0) return;
-      for (const BlockShape& b : {BlockShape{kRowUnit, 256, 512}, BlockShape{4 * kRowUnit, 32, 512}, BlockShape{kRowUnit, 64, 512},
-                                  BlockShape{4 * kRowUnit, 64, 512}, BlockShape{16 * Tile::tm, 32, 256}})
+      if (unit % Tile::tm != 0 || Tile::tn != widest) return;
+      for (const BlockShape& b : {BlockShape{unit, 256, 512}, BlockShape{4 * unit, 32, 512}, BlockShape{unit, 64, 512},
+                                  BlockShape{4 * unit, 64, 512}, BlockShape{16 * Tile::tm, 32, 256}})
         seeds.push_back(on_blocks<Tile>(b));
     });
-    const bool row_unit_tile = seeds.size() > 1;  // some tile's rows divide 49: its seeds are in
+    const bool row_unit_tile = seeds.size() > 1;  // some tile's rows divide the unit: its seeds are in
     if (row_unit_tile)
       seeds.push_back(on_blocks<HostTiles::Seed>({56, 32, 256}));
     else
@@ -111,10 +122,19 @@ struct TuningPolicy {
   }
   // Two threads per team only pay when each has several micro-tiles of its own.
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
+  // The rows `m` is a power-of-4 multiple of: a ResNet batch-1 M is (image / 32)^2 * 4^j (49 at
+  // 224 x 224, 36 at 192, 25 at 160), so `m` with factors of 4 taken out while kSmallestRowUnit
+  // rows or more are left (16 at 256 x 256, whose smallest M is 64).
+  static int row_unit(int m) {
+    while (m % 4 == 0 && m / 4 >= kSmallestRowUnit) m /= 4;
+    return m;
+  }
 
  private:
-  // Every ResNet-50 batch-1 M is kRowUnit * 4^j.
+  // Every ResNet batch-1 M at 224 x 224 is kRowUnit * 4^j: the block rows ranges() lists besides
+  // the tiles' multiples, which the stores and exhaustive caches of those layers hold.
   static constexpr int kRowUnit = 49;
+  static constexpr int kSmallestRowUnit = 16;
   struct BlockShape {
     int rows, cols, depth;
   };
@@ -136,7 +156,7 @@ template <>
 struct TuningPolicy<Kokkos::Cuda> {
   // The defaults and seeds are data (gpu_seeds.hpp), for what this GPU's tensor cores run.
   static Config default_config(DType dtype = DType::F32) { return gpu_default_config(dtype, tensor_cores()); }
-  static std::vector<Config> seed_configs(DType dtype) { return gpu_seed_configs(dtype, tensor_cores()); }
+  static std::vector<Config> seed_configs(const Problem& problem) { return gpu_seed_configs(problem.dtype, tensor_cores()); }
   static GpuTensorCores tensor_cores() { return tensor_cores_of(TensorCores<Kokkos::Cuda>::capability()); }
   static ParamRanges ranges() {
     // 16-row and 16-column blocks give batch-1 layers (M = 49 ... 784) enough blocks to fill the SMs

@@ -330,7 +330,7 @@ inline std::size_t step_after_starts(const std::vector<Config>& starts, const st
 template <class ExecSpace>
 std::vector<Config> search_starts(const Problem& problem, int processors, const std::vector<Config>& known = {}) {
   std::vector<Config> fitted;
-  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem.dtype)) fitted.push_back(fit_to_products<ExecSpace>(seed, problem));
+  for (const Config& seed : TuningPolicy<ExecSpace>::seed_configs(problem)) fitted.push_back(fit_to_products<ExecSpace>(seed, problem));
   return ordered_starts(seed_starts(fitted, problem, processors, TuningPolicy<ExecSpace>::ranges().ks), known);
 }
 

@@ -159,7 +159,7 @@ TuneOutcome tune_problem(const ExecSpace& space, const Problem& problem, const T
   const Evaluate measure_once = [&](const Config& c) { return c == fallback ? out.baseline : recorded(c); };
   std::vector<Config> candidates = candidate_configs<ExecSpace>(problem);
   if (bench32)
-    out.gate = gate_split_tf32(*bench32, fallback, TuningPolicy<ExecSpace>::seed_configs(problem.dtype), candidates);
+    out.gate = gate_split_tf32(*bench32, fallback, TuningPolicy<ExecSpace>::seed_configs(problem), candidates);
   if (hooks.searching) hooks.searching({candidates.size(), fallback, search_starts<ExecSpace>(problem, device.threads), known});
   const std::vector<Config> starts = search_starts<ExecSpace>(problem, device.threads, known);
   out.search = search(candidates, starts, settings.strategy, settings.budget, settings.seed, measure_once, hooks.progress,
