@@ -1134,40 +1134,44 @@ TEST(SearchSpace, AOneElementAThreadSeedStartsOnlySmallGridsOfOneProduct) {
 // 192 x 192 (M = 36 * 4^j) the widest tile whose rows divide 36 is seeded on 36- and 144-row
 // blocks, at 224 x 224 on 49- and 196-row ones, and no other tile on four units of rows (160 x
 // 160, M = 25 * 4^j: no tile of these builds divides 25).
+template <class Space>
+void host_seeds_follow_the_row_unit() {
+  using Policy = TuningPolicy<Space>;
+  EXPECT_EQ(Policy::row_unit(49), 49);
+  EXPECT_EQ(Policy::row_unit(12544), 49);
+  EXPECT_EQ(Policy::row_unit(9216), 36);
+  EXPECT_EQ(Policy::row_unit(6400), 25);
+  EXPECT_EQ(Policy::row_unit(16384), 16);
+  EXPECT_EQ(Policy::row_unit(1000), 250);
+  EXPECT_EQ(Policy::row_unit(98 * 64), 98);
+  for (int unit : {25, 36, 49}) {
+    Problem p;
+    p.m = unit * 16, p.n = 256, p.k = 576;
+    const std::vector<Config> seeds = Policy::seed_configs(p);
+    EXPECT_EQ(seeds.front(), Policy::default_config(p.dtype)) << Space::name();
+    int widest = 0;
+    for_each_host_micro_tile([&](auto tile) {
+      if (unit % tile.tm == 0) widest = std::max(widest, int(tile.tn));
+    });
+    for_each_host_micro_tile([&](auto tile) {
+      const auto on_unit = [&](int rows) {
+        return std::any_of(seeds.begin(), seeds.end(), [&](const Config& c) {
+          return c.tm == tile.tm && c.tn == tile.tn && c.mb == ceil_div(rows, tile.tm) * tile.tm;
+        });
+      };
+      const std::string what = std::string(Space::name()) + " unit " + std::to_string(unit) + " tile " + dims(tile.tm, tile.tn);
+      if (unit % tile.tm == 0 && tile.tn == widest)
+        EXPECT_TRUE(on_unit(unit) && on_unit(4 * unit)) << what;
+      else
+        EXPECT_FALSE(on_unit(4 * unit)) << what;
+    });
+  }
+}
+
 TEST(SearchSpace, HostSeedsFollowTheProblemsRowUnit) {
   for_each_enabled_space([](auto space) {
     using Space = decltype(space);
-    if (SpaceTraits<Space>::is_gpu) return;
-    using Policy = TuningPolicy<Space>;
-    EXPECT_EQ(Policy::row_unit(49), 49);
-    EXPECT_EQ(Policy::row_unit(12544), 49);
-    EXPECT_EQ(Policy::row_unit(9216), 36);
-    EXPECT_EQ(Policy::row_unit(6400), 25);
-    EXPECT_EQ(Policy::row_unit(16384), 16);
-    EXPECT_EQ(Policy::row_unit(1000), 250);
-    EXPECT_EQ(Policy::row_unit(98 * 64), 98);
-    for (int unit : {25, 36, 49}) {
-      Problem p;
-      p.m = unit * 16, p.n = 256, p.k = 576;
-      const std::vector<Config> seeds = Policy::seed_configs(p);
-      EXPECT_EQ(seeds.front(), Policy::default_config(p.dtype)) << Space::name();
-      int widest = 0;
-      for_each_host_micro_tile([&](auto tile) {
-        if (unit % tile.tm == 0) widest = std::max(widest, int(tile.tn));
-      });
-      for_each_host_micro_tile([&](auto tile) {
-        const auto on_unit = [&](int rows) {
-          return std::any_of(seeds.begin(), seeds.end(), [&](const Config& c) {
-            return c.tm == tile.tm && c.tn == tile.tn && c.mb == ceil_div(rows, tile.tm) * tile.tm;
-          });
-        };
-        const std::string what = std::string(Space::name()) + " unit " + std::to_string(unit) + " tile " + dims(tile.tm, tile.tn);
-        if (unit % tile.tm == 0 && tile.tn == widest)
-          EXPECT_TRUE(on_unit(unit) && on_unit(4 * unit)) << what;
-        else
-          EXPECT_FALSE(on_unit(4 * unit)) << what;
-      });
-    }
+    if constexpr (!SpaceTraits<Space>::is_gpu) host_seeds_follow_the_row_unit<Space>();
   });
 }
 
