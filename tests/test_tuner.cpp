@@ -1144,6 +1144,7 @@ void host_seeds_follow_the_row_unit() {
   EXPECT_EQ(Policy::row_unit(16384), 16);
   EXPECT_EQ(Policy::row_unit(1000), 250);
   EXPECT_EQ(Policy::row_unit(98 * 64), 98);
+  EXPECT_EQ(Policy::row_unit(0), 1);
   for (int unit : {25, 36, 49}) {
     Problem p;
     p.m = unit * 16, p.n = 256, p.k = 576;

@@ -124,10 +124,11 @@ struct TuningPolicy {
   static bool worth_trying(const Config& c) { return c.team == 1 || c.micro_tiles() >= 4 * c.team; }
   // The rows `m` is a power-of-4 multiple of: a ResNet batch-1 M is (image / 32)^2 * 4^j (49 at
   // 224 x 224, 36 at 192, 25 at 160), so `m` with factors of 4 taken out while kSmallestRowUnit
-  // rows or more are left (16 at 256 x 256, whose smallest M is 64).
+  // rows or more are left (16 at 256 x 256, whose smallest M is 64); 1 for an empty M, whose rows
+  // no tile divides.
   static int row_unit(int m) {
     while (m % 4 == 0 && m / 4 >= kSmallestRowUnit) m /= 4;
-    return m;
+    return std::max(m, 1);
   }
 
  private:
